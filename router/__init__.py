@@ -1,0 +1,1 @@
+"""Token-second admission and cheapest-fitting model routing (``import router``)."""

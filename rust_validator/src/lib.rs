@@ -1,0 +1,7 @@
+//! TAO Runtime validation core.
+//!
+//! Pure Rust, testable with `cargo test` (no Python). The PyO3 bindings live in
+//! [`py`] behind the `python` cargo feature and stay thin.
+
+#[cfg(feature = "python")]
+pub mod py;

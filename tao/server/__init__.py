@@ -1,0 +1,1 @@
+"""The serving binary (`tao serve`): FastAPI app assembled from per-feature route modules."""

@@ -1,0 +1,40 @@
+"""Typed server configuration (flags and TAO_* environment variables)."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_CHECKPOINT = Path(__file__).resolve().parents[2] / "thought_model" / "checkpoints" / "default"
+
+
+@dataclass
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    api_key: str | None = None  # TAO_API_KEY: when set, every /v1 request needs `Authorization: Bearer KEY`
+    max_body_bytes: int = 1 << 20
+    request_timeout_s: float = 30.0
+    checkpoint: Path = DEFAULT_CHECKPOINT
+    engine: str = "auto"  # auto | cpu | vllm (TAO_ENGINE)
+    load_model: bool = True  # False: plan endpoints answer 503 (useful for gateway-only replicas)
+    router_config: Path | None = None  # TOML/YAML of model profiles (TAO_ROUTER_CONFIG)
+    redis_url: str | None = None  # TAO_REDIS_URL: shared bucket / session store
+    tools_url: str | None = None  # base URL of the HTTP tool service used by /v1/run (TAO_TOOLS_URL)
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, **overrides) -> "ServerConfig":
+        env = os.environ
+        cfg = cls(
+            api_key=env.get("TAO_API_KEY") or None,
+            engine=env.get("TAO_ENGINE", "auto"),
+            redis_url=env.get("TAO_REDIS_URL") or None,
+            tools_url=env.get("TAO_TOOLS_URL") or None,
+            router_config=Path(env["TAO_ROUTER_CONFIG"]) if env.get("TAO_ROUTER_CONFIG") else None,
+            checkpoint=Path(env["TAO_CHECKPOINT"]) if env.get("TAO_CHECKPOINT") else DEFAULT_CHECKPOINT,
+        )
+        for k, v in overrides.items():
+            if v is not None:
+                setattr(cfg, k, v)
+        return cfg

@@ -1,0 +1,16 @@
+"""Shared pytest fixtures. Paths to the read-only shared data live here."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.fail(f"shared data folder missing: {SHARED}")
+    return SHARED

@@ -1,0 +1,1 @@
+"""The Thought model: prompt format, constrained decoding and the plan engines."""

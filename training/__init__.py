@@ -1,0 +1,1 @@
+"""Registry-driven data generation, tokenizer and training of the plan model."""
