@@ -1,0 +1,1 @@
+//! Evaluate XGBoost tree ensembles from their JSON model dump (owned by the estimator).
