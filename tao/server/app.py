@@ -7,6 +7,7 @@ import importlib
 from fastapi import FastAPI
 
 from tao.server.config import ServerConfig
+from tao.server.errors import install_error_handlers
 
 ROUTE_MODULES = (
     "tao.server.routes_core",  # health, readiness, metrics, middleware (serving issue)
@@ -21,6 +22,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     config = config or ServerConfig.from_env()
     app = FastAPI(title="TAO Runtime", version="0.1.0")
     app.state.config = config
+    install_error_handlers(app)
     for name in ROUTE_MODULES:
         try:
             module = importlib.import_module(name)
