@@ -1,0 +1,389 @@
+"""Perception: deterministic extraction of the entities a plan must copy exactly.
+
+Ids, emails, phones, amounts, dates and times, durations, head counts, cities, person names and
+quoted/cued free text are found by rules (regexes and small lexicons), replaced in the request by
+typed slot tokens (``<ORDER1>``, ``<DATE1>``, ...) and bound to their literal, normalized values.
+The model sees and emits slot tokens; :func:`thought_model.grammar.parse_output` substitutes the
+values back. Relative time phrases become the canonical symbols of
+:data:`tao.contracts.plan.TIME_SYMBOL_PATTERN` (``@last_month``, ``@tomorrow T15:00``), so the
+model never computes dates.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from thought_model.entities_lexicon import (
+    CITIES, EN_NUMBERS, EN_REL_DAY, EN_REL_PERIOD, MONTHS_EN, STATUS_WORDS_BLOCK, SURNAMES, ZH_DIGITS,
+    ZH_REL_DAY, ZH_REL_PERIOD,
+)
+
+SLOT_TYPES = ("ORDER", "USER", "INV", "EXP", "ROOM", "EMAIL", "PHONE", "AMOUNT", "DATE", "DUR",
+              "NUM", "CITY", "NAME", "TEXT")
+MAX_SLOTS_PER_TYPE = 4
+ME_SLOT = "<ME>"
+SLOT_TOKEN_RE = re.compile(r"<(" + "|".join(SLOT_TYPES) + r")([1-9])>|<ME>")
+
+
+def slot_tokens() -> list[str]:
+    """Every slot token the tokenizer must keep whole, in a stable order."""
+    return [f"<{t}{i}>" for t in SLOT_TYPES for i in range(1, MAX_SLOTS_PER_TYPE + 1)] + [ME_SLOT]
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One extracted entity: its type, literal span in the request and normalized value."""
+
+    type: str
+    start: int
+    end: int
+    text: str
+    value: str | float | int
+
+
+@dataclass
+class Perception:
+    """A request with its entities replaced by slot tokens, and the slot -> value bindings."""
+
+    masked: str
+    slots: dict[str, str | float | int] = field(default_factory=dict)
+    entities: list[Entity] = field(default_factory=list)
+
+    def slot_for(self, type_: str, value: str | float | int) -> str | None:
+        """The slot token bound to ``value`` of ``type_`` (None if perception did not find it)."""
+        for name, v in self.slots.items():
+            if name.startswith(f"<{type_}") and _same(v, value):
+                return name
+        return None
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(float(a) - float(b)) < 1e-9
+    return a == b
+
+
+# ---------------------------------------------------------------- patterns
+_D = r"(?<![0-9A-Za-z])"
+_E = r"(?![0-9A-Za-z])"
+_ZH_NUM = "[零一二两三四五六七八九十]+"
+_NUM = rf"(?:[0-9]+(?:\.[0-9]+)?|{_ZH_NUM})"
+
+ID_RULES: list[tuple[str, re.Pattern[str]]] = [
+    ("EMAIL", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")),
+    ("INV", re.compile(rf"{_D}INV[0-9]{{10}}{_E}", re.I)),
+    ("EXP", re.compile(rf"{_D}EXP[0-9]{{8}}{_E}", re.I)),
+    ("USER", re.compile(rf"{_D}U[0-9]{{8}}{_E}", re.I)),
+    ("ROOM", re.compile(rf"{_D}R[0-9]{{3}}{_E}", re.I)),
+    ("ORDER", re.compile(r"(?<![0-9])[0-9]{18}(?![0-9])")),
+    ("PHONE", re.compile(r"(?<![0-9])1[3-9][0-9]{9}(?![0-9])")),
+]
+
+_AMOUNT = re.compile(
+    r"(?:[¥￥$]\s?(?P<a1>[0-9]+(?:\.[0-9]+)?))"
+    r"|(?:(?P<a2>[0-9]+(?:\.[0-9]+)?)\s?(?:元|块钱|块|rmb|RMB|yuan|CNY|dollars?|usd|USD)(?![A-Za-z]))"
+    r"|(?:(?:退款|退|金额|amount(?: of)?|refund(?: of)?|报销)\s?(?:为|是|:|：)?\s?(?P<a3>[0-9]+(?:\.[0-9]+)?)(?![0-9.\-/]))",
+    re.I)
+_DUR = re.compile(
+    rf"(?P<n>{_NUM}|半|an?|one|two|three|half an?)\s?(?:个)?\s?"
+    r"(?P<u>小时|钟头|分钟|hours?|hrs?|h(?![a-z])|minutes?|mins?)"
+    r"(?P<half>半)?", re.I)
+_COUNT = re.compile(
+    rf"(?P<n>{_NUM}|[a-z]+)\s?(?:个)?\s?(?:人|位|people|persons|attendees|participants|seats|pax)(?![a-z])",
+    re.I)
+_ISO_DATE = re.compile(r"(?<![0-9])(?P<y>20[0-9]{2})[-/.](?P<m>[01]?[0-9])[-/.](?P<d>[0-3]?[0-9])(?![0-9])")
+_ZH_DATE = re.compile(rf"(?:(?P<y>20[0-9]{{2}})年)?(?P<m>[01]?[0-9]|{_ZH_NUM})月(?P<d>[0-3]?[0-9]|{_ZH_NUM})[日号]")
+_ZH_MONTH = re.compile(r"(?P<y>20[0-9]{2})年(?P<m>[01]?[0-9])月(?:份)?")
+_YM = re.compile(r"(?<![0-9])(?P<y>20[0-9]{2})-(?P<m>[01][0-9])(?![0-9-])")
+_EN_MON = "|".join(sorted(MONTHS_EN, key=len, reverse=True))
+_EN_DATE = re.compile(
+    rf"(?:(?P<m1>{_EN_MON})\.?\s+(?P<d1>[0-3]?[0-9])(?:st|nd|rd|th)?|(?P<d2>[0-3]?[0-9])(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>{_EN_MON}))"
+    r"(?:,?\s+(?P<y>20[0-9]{2}))?(?![0-9])", re.I)
+_EN_MONTH_YEAR = re.compile(rf"(?P<m>{_EN_MON})\s+(?P<y>20[0-9]{{2}})", re.I)
+_ZH_TIME = re.compile(
+    rf"(?P<ap>上午|早上|早晨|中午|下午|晚上|傍晚|凌晨)?\s?(?P<h>[0-2]?[0-9]|{_ZH_NUM})\s?(?:点|:|：|时)"
+    rf"(?:\s?(?P<half>半)|\s?(?P<mi>[0-5]?[0-9]|{_ZH_NUM})\s?分?)?")
+_EN_TIME = re.compile(
+    r"(?<![0-9:])(?P<h>[0-2]?[0-9])(?::(?P<mi>[0-5][0-9]))?\s?(?P<ap>a\.?m\.?|p\.?m\.?)(?![a-z])"
+    r"|(?<![0-9:])(?P<h2>[0-2]?[0-9]):(?P<mi2>[0-5][0-9])(?![0-9])"
+    r"|(?:at|@)\s(?P<h3>[0-2]?[0-9])(?:\s?o'?clock)?(?![0-9:a-z%])"
+    r"|\bnoon\b", re.I)
+_QUOTED = re.compile(r"[\"“「『‘'](?P<t>[^\"”」』’'<>]{1,80})[\"”」』’']")
+_CUED_TEXT = re.compile(
+    r"(?:原因是|原因[:：]|理由是|理由[:：]|因为|抬头是|抬头为|抬头[:：]|标题是|标题为|标题[:：]|主题是|主题为|主题[:：]"
+    r"|内容是|内容为|内容[:：]|正文是|正文[:：]|说明是|说明[:：]|备注[:：]|用途是|事由是|事由[:：]"
+    r"|reason:?|because|titled|title:?|subject:?|saying|that says|body:?|header:?|description:?|for the purpose of)"
+    r"\s*(?P<t>[^，。,.;；!！?？\n<>\"“”]{1,60})", re.I)
+_ZH_NAME_CUE = re.compile(
+    rf"(?:用户|客户|同事|员工|联系人|给|帮|找|叫|通知|邀请|约|和|跟|与|查|查询|查一下|查下)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}}?)"
+    r"(?=的|先生|女士|老师|经理|总|，|,|。|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|上|下|这|今|明|昨)")
+_EN_NAME = re.compile(r"(?<![A-Za-z])(?P<n>[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?![A-Za-z])")
+_EN_STOP = {"I", "The", "Please", "Can", "Could", "Would", "What", "Whats", "How", "Hey", "Hi", "Hello",
+            "Check", "Show", "Get", "Find", "List", "Book", "Send", "Cancel", "Refund", "Submit", "Create",
+            "Update", "Change", "Set", "Look", "Tell", "Give", "Let", "Is", "Are", "Do", "Does", "Will", "My",
+            "Then", "And", "Also", "After", "Next", "Last", "This", "Thanks", "Thank", "Pls", "Plz", "Kindly",
+            "Schedule", "Reserve", "Issue", "Open", "Need", "Want", "Help", "Track", "Where", "When", "Which",
+            "Email", "Mail", "Order", "Invoice", "Expense", "Weather", "Meeting", "Room", "Today", "Tomorrow",
+            "Yesterday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Mr",
+            "Ms", "Mrs", "Dr", "Ok", "Okay", "Quick", "Urgent", "Any", "Add", "Pull", "Fetch", "See", "Who",
+            "Why", "Me", "It", "Its", "Shipping", "Status", "User", "Profile", "Calendar", "Event", "Re", "Fw",
+            "Hotel", "Meal", "Travel", "Taxi", "Office", "Project", "Team", "Weekly", "Daily", "Sync", "Review",
+            "Lunch", "Dinner", "Q1", "Q2", "Q3", "Q4", "Dear", "Hiya", "Yo", "Oh", "Um", "So", "Now", "Just",
+            "Invite", "Notify", "Write", "Forward", "Reply", "In", "On", "At", "For", "Of", "To", "From", "With"}
+_WORDNUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30}
+
+
+def zh_number(s: str) -> int | None:
+    """Parse '3', '十五', '两', '二十' into an int (None if not a number)."""
+    if s.isdigit():
+        return int(s)
+    if not s or any(c not in ZH_DIGITS and c != "十" for c in s):
+        return None
+    if "十" in s:
+        a, _, b = s.partition("十")
+        tens = ZH_DIGITS.get(a, 1) if a else 1
+        ones = ZH_DIGITS.get(b, 0) if b else 0
+        return tens * 10 + ones
+    return ZH_DIGITS.get(s)
+
+
+def _num(s: str) -> float | None:
+    s = s.strip().lower()
+    if s in _WORDNUM:
+        return float(_WORDNUM[s])
+    if s in EN_NUMBERS:
+        return float(EN_NUMBERS[s])
+    try:
+        return float(s)
+    except ValueError:
+        n = zh_number(s)
+        return float(n) if n is not None else None
+
+
+class _Spans:
+    """Non-overlapping accepted spans, first come first served."""
+
+    def __init__(self) -> None:
+        self.items: list[Entity] = []
+
+    def free(self, a: int, b: int) -> bool:
+        return all(b <= e.start or a >= e.end for e in self.items)
+
+    def add(self, type_: str, a: int, b: int, text: str, value: str | float | int) -> bool:
+        if a >= b or not self.free(a, b):
+            return False
+        self.items.append(Entity(type_, a, b, text[a:b], value))
+        return True
+
+
+def _hm(h: int, mi: int, ap: str | None) -> tuple[int, int] | None:
+    ap = (ap or "").lower().replace(".", "")
+    if ap in ("下午", "晚上", "傍晚", "pm") and h < 12:
+        h += 12
+    if ap in ("中午",) and h < 6:
+        h += 12
+    if ap in ("am", "凌晨", "上午", "早上", "早晨") and h == 12:
+        h = 0
+    if not (0 <= h <= 23 and 0 <= mi <= 59):
+        return None
+    return h, mi
+
+
+def _find_times(text: str) -> list[tuple[int, int, str]]:
+    """Clock times as (start, end, 'HH:MM')."""
+    out: list[tuple[int, int, str]] = []
+    for m in _ZH_TIME.finditer(text):
+        h = zh_number(m.group("h"))
+        if h is None:
+            continue
+        if m.group("half"):
+            mi = 30
+        elif m.group("mi"):
+            mi = zh_number(m.group("mi")) or 0
+        else:
+            mi = 0
+        if not m.group("ap") and text[m.start("h"):m.end()].endswith(("时",)) and not m.group("mi"):
+            continue
+        hm = _hm(h, mi, m.group("ap"))
+        if hm:
+            out.append((m.start(), m.end(), f"{hm[0]:02d}:{hm[1]:02d}"))
+    for m in _EN_TIME.finditer(text):
+        if m.group(0).lower() == "noon":
+            out.append((m.start(), m.end(), "12:00"))
+            continue
+        h = m.group("h") or m.group("h2") or m.group("h3")
+        mi = m.group("mi") or m.group("mi2") or "0"
+        hm = _hm(int(h), int(mi), m.group("ap"))
+        if hm:
+            start = m.start("h3") if m.group("h3") else m.start()
+            out.append((start, m.end(), f"{hm[0]:02d}:{hm[1]:02d}"))
+    return sorted(out, key=lambda x: (x[0], -(x[1] - x[0])))
+
+
+def _find_days(text: str, today: date) -> list[tuple[int, int, str]]:
+    """Day/period expressions as (start, end, value) where value is '@symbol' or an ISO date/month."""
+    out: list[tuple[int, int, str]] = []
+    low = text.lower()
+    for table, src in ((ZH_REL_DAY, text), (ZH_REL_PERIOD, text), (EN_REL_DAY, low), (EN_REL_PERIOD, low)):
+        for phrase in sorted(table, key=len, reverse=True):
+            pat = re.escape(phrase) if not phrase.isascii() else rf"(?<![a-z]){re.escape(phrase)}(?![a-z])"
+            for m in re.finditer(pat, src):
+                out.append((m.start(), m.end(), "@" + table[phrase]))
+    for m in re.finditer(rf"(?P<n>[0-9]{{1,2}}|{_ZH_NUM})\s?天(?P<w>前|以前|之前|后|以后|之后)", text):
+        n = zh_number(m.group("n"))
+        if n and 0 < n < 100:
+            out.append((m.start(), m.end(), f"@days_ago:{n}" if "前" in m.group("w") else f"@in_days:{n}"))
+    for m in re.finditer(r"(?<![a-z])(?P<n>[0-9]{1,2}|[a-z]+) days? ago(?![a-z])", low):
+        n = _num(m.group("n"))
+        if n and 0 < n < 100:
+            out.append((m.start(), m.end(), f"@days_ago:{int(n)}"))
+    for m in re.finditer(r"(?<![a-z])in (?P<n>[0-9]{1,2}|[a-z]+) days?(?![a-z])", low):
+        n = _num(m.group("n"))
+        if n and 0 < n < 100:
+            out.append((m.start(), m.end(), f"@in_days:{int(n)}"))
+    for rx in (_ISO_DATE, _ZH_DATE, _EN_DATE):
+        for m in rx.finditer(text):
+            gd = m.groupdict()
+            y = int(gd.get("y") or today.year)
+            mon = gd.get("m") or gd.get("m1") or gd.get("m2")
+            d = gd.get("d") or gd.get("d1") or gd.get("d2")
+            mo = MONTHS_EN.get(mon.lower().rstrip(".")) if mon and not mon.isdigit() and mon.isascii() else zh_number(mon)
+            dd = zh_number(d) if d else None
+            if mo and dd:
+                try:
+                    out.append((m.start(), m.end(), date(y, mo, dd).isoformat()))
+                except ValueError:
+                    pass
+    for rx in (_ZH_MONTH, _YM, _EN_MONTH_YEAR):
+        for m in rx.finditer(text):
+            mon = m.group("m")
+            mo = int(mon) if mon.isdigit() else MONTHS_EN.get(mon.lower())
+            if mo and 1 <= mo <= 12:
+                out.append((m.start(), m.end(), f"{int(m.group('y')):04d}-{mo:02d}"))
+    return out
+
+
+def _add_datetimes(text: str, spans: _Spans, today: date) -> None:
+    days = sorted(_find_days(text, today), key=lambda x: (x[0], -(x[1] - x[0])))
+    times = _find_times(text)
+    used_times: set[int] = set()
+    for a, b, v in days:
+        if not spans.free(a, b):
+            continue
+        # a clock time right after the day (allowing a few connector chars) joins it
+        for i, (ta, tb, tv) in enumerate(times):
+            gap = text[b:ta]
+            if i not in used_times and 0 <= ta - b <= 6 and re.fullmatch(r"[\s,，的at@]*", gap, re.I) \
+                    and spans.free(a, tb) and _is_daylike(v):
+                used_times.add(i)
+                joined = f"{v} T{tv}" if v.startswith("@") else f"{v} {tv}"
+                spans.add("DATE", a, tb, text, joined)
+                break
+            if i not in used_times and 0 <= b - tb <= 4 and ta < a and spans.free(ta, b) \
+                    and re.fullmatch(r"[\s,，]*(?:on\s*)?", text[tb:a], re.I) and _is_daylike(v):
+                used_times.add(i)
+                joined = f"{v} T{tv}" if v.startswith("@") else f"{v} {tv}"
+                spans.add("DATE", ta, b, text, joined)
+                break
+        else:
+            spans.add("DATE", a, b, text, v)
+    for i, (ta, tb, tv) in enumerate(times):
+        if i not in used_times:
+            spans.add("DATE", ta, tb, text, f"@today T{tv}")
+
+
+_DAYLIKE = {"today", "tomorrow", "yesterday", "day_after_tomorrow"}
+
+
+def _is_daylike(v: str) -> bool:
+    return v[1:] in _DAYLIKE or v.startswith(("@days_ago", "@in_days")) or (len(v) == 10 and v[4] == "-")
+
+
+def perceive(request: str, today: date | None = None, user_known: bool = False) -> Perception:
+    """Extract entities from ``request`` and return the masked text plus slot bindings.
+
+    ``today`` supplies the year of dates written without one (default: the machine's date).
+    """
+    today = today or date.today()
+    text = request.replace("<", "＜").replace(">", "＞")
+    spans = _Spans()
+    for type_, rx in ID_RULES:
+        for m in rx.finditer(text):
+            v = m.group(0)
+            v = v.upper() if type_ in ("INV", "EXP", "USER", "ROOM") else v
+            spans.add(type_, m.start(), m.end(), text, v)
+    for m in _QUOTED.finditer(text):
+        spans.add("TEXT", m.start(), m.end(), text, m.group("t").strip())
+    for m in _DUR.finditer(text):
+        n = m.group("n").lower()
+        val = 0.5 if n in ("半", "half a", "half an") else _num(n)
+        if val is None:
+            continue
+        unit = m.group("u").lower()
+        minutes = val * 60 if unit.startswith(("小", "钟", "h")) else val
+        if m.group("half"):
+            minutes += 30
+        if 1 <= minutes <= 1440 and float(minutes).is_integer():
+            spans.add("DUR", m.start(), m.end(), text, int(minutes))
+    for m in _CUED_TEXT.finditer(text):
+        t = m.group("t").strip()
+        a = m.start("t") + (len(m.group("t")) - len(m.group("t").lstrip()))
+        b = min([a + len(t)] + [e.start for e in spans.items if e.start >= a])
+        t = text[a:b].rstrip(" ，,")
+        if len(t) >= 1 and spans.free(a, a + len(t)):
+            spans.add("TEXT", a, a + len(t), text, t)
+    _add_datetimes(text, spans, today)
+    for m in _AMOUNT.finditer(text):
+        g = "a1" if m.group("a1") else "a2" if m.group("a2") else "a3"
+        a = m.start() if g != "a3" else m.start(g)
+        spans.add("AMOUNT", a, m.end(), text, float(m.group(g)))
+    for m in _COUNT.finditer(text):
+        n = _num(m.group("n"))
+        if n is not None and n.is_integer() and 1 <= n <= 1000:
+            spans.add("NUM", m.start(), m.end(), text, int(n))
+    for city, canon in sorted(CITIES.items(), key=lambda kv: len(kv[0]), reverse=True):
+        pat = re.escape(city) if not city.isascii() else rf"(?<![A-Za-z]){re.escape(city)}(?![A-Za-z])"
+        for m in re.finditer(pat, text, flags=0 if not city.isascii() else re.I):
+            spans.add("CITY", m.start(), m.end(), text, canon)
+    for m in _ZH_NAME_CUE.finditer(text):
+        n = m.group("n")
+        if n not in STATUS_WORDS_BLOCK:
+            spans.add("NAME", m.start("n"), m.end("n"), text, n)
+    for m in _EN_NAME.finditer(text):
+        words = m.group("n").split()
+        while words and words[0] in _EN_STOP:
+            words = words[1:]
+        if not words or words[0].lower() in CITIES or words[0] in MONTHS_EN_CAP:
+            continue
+        name = " ".join(words)
+        a = m.end() - len(name)
+        spans.add("NAME", a, m.end(), text, name)
+    return _mask(text, spans.items)
+
+
+MONTHS_EN_CAP = {k.capitalize() for k in MONTHS_EN}
+
+
+def _mask(text: str, entities: list[Entity]) -> Perception:
+    ents = sorted(entities, key=lambda e: e.start)
+    counters: dict[str, int] = {}
+    slots: dict[str, str | float | int] = {}
+    pieces: list[str] = []
+    pos = 0
+    kept: list[Entity] = []
+    for e in ents:
+        existing = next((k for k, v in slots.items() if k.startswith(f"<{e.type}") and _same(v, e.value)), None)
+        if existing is None:
+            counters[e.type] = counters.get(e.type, 0) + 1
+            if counters[e.type] > MAX_SLOTS_PER_TYPE:
+                continue  # too many of one kind: leave the literal text in place
+            existing = f"<{e.type}{counters[e.type]}>"
+            slots[existing] = e.value
+        pieces.append(text[pos:e.start])
+        pieces.append(existing)
+        pos = e.end
+        kept.append(e)
+    pieces.append(text[pos:])
+    return Perception(masked="".join(pieces), slots=slots, entities=kept)

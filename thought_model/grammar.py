@@ -1,0 +1,293 @@
+"""The output grammar of the plan model, and parsing its output back into contracts.
+
+:func:`output_json_schema` derives, from a tool registry, the JSON Schema the model's output is
+constrained by: a plan (version, intent, 1–7 steps, each one tool with its own argument schema)
+or an insufficient-context error. Argument values are slot tokens (``<ORDER1>``; see
+:mod:`thought_model.entities`), step references (``${t1.user_id}``) where the registry allows
+them, enum literals, or short free text. Which slot kinds a field accepts is derived from the
+field's pattern by testing sample values, so a user registry works without code changes.
+
+:func:`parse_output` turns model output into a :class:`ThoughtPlan` or
+:class:`InsufficientContext`, substituting slot values back; malformed output raises
+:class:`PlanParseError`.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from tao.contracts import InsufficientContext, SessionState, ThoughtPlan, ToolSpec
+from tao.contracts.plan import MAX_STEPS, REF_PATTERN, TIME_SYMBOL_PATTERN
+from thought_model.entities import MAX_SLOTS_PER_TYPE, ME_SLOT, SLOT_TOKEN_RE, Perception
+
+SEPARATORS = (",", ":")
+STEP_IDS = [f"t{i}" for i in range(1, MAX_STEPS + 1)]
+INTENT_PATTERN = r"^[a-z][a-z0-9_]{1,63}$"
+_IDX = f"[1-{MAX_SLOTS_PER_TYPE}]"
+# sample values per string slot kind: a field accepts a kind if one sample matches its pattern
+SLOT_SAMPLES: dict[str, list[str]] = {
+    "ORDER": ["123456789012345678"], "USER": ["U12345678"], "INV": ["INV1234567890"],
+    "EXP": ["EXP12345678"], "ROOM": ["R101"], "EMAIL": ["a.b@example.com"], "PHONE": ["13812345678"],
+    "DATE": ["@today", "@tomorrow T15:00", "2026-03-05", "2026-03-05 15:00", "2026-03"],
+}
+FREE_TEXT_KINDS = ["CITY", "NAME", "TEXT", "EMAIL", "PHONE"]
+NUMBER_KINDS = ["AMOUNT"]
+INTEGER_KINDS = ["DUR", "NUM"]
+FREE_TEXT_LITERAL = r'[^"\\<>$@]{1,40}'
+
+
+class PlanParseError(ValueError):
+    """The model's output is not a valid plan (malformed JSON, unknown slot, bad arguments)."""
+
+
+def _base_pattern(pattern: str) -> tuple[str, bool]:
+    """Strip the step-reference alternative from a registry pattern; say whether it had one."""
+    alt = f"|({REF_PATTERN})"
+    if alt in pattern:
+        base = pattern.replace(alt, "")
+        if base.startswith("(") and base.endswith(")"):
+            base = base[1:-1]
+        return base, True
+    return pattern, False
+
+
+def _nonnull(schema: dict[str, Any]) -> dict[str, Any]:
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            opts = [s for s in schema[key] if s.get("type") != "null"]
+            if len(opts) == 1:
+                return {**{k: v for k, v in schema.items() if k != key}, **opts[0]}
+    return schema
+
+
+def _ref_outputs(field: str, base: str, tools: Sequence[ToolSpec]) -> list[str]:
+    """Output names a field may reference: its own name, or fields elsewhere with the same pattern."""
+    outputs = sorted({k for t in tools for k in t.extract})
+    names = {field}
+    for t in tools:
+        for name, prop in t.args_schema.get("properties", {}).items():
+            p = _nonnull(prop).get("pattern")
+            if p and _base_pattern(p)[0] == base:
+                names.add(name)
+    chosen = [o for o in outputs if o in names]
+    return chosen or outputs
+
+
+def _alts(kinds: Sequence[str]) -> str:
+    return "<(" + "|".join(kinds) + f"){_IDX}>" if kinds else ""
+
+
+def _string_field(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    pattern = prop.get("pattern")
+    alts: list[str] = []
+    if pattern:
+        base, has_ref = _base_pattern(pattern)
+        kinds = [k for k, samples in SLOT_SAMPLES.items() if any(re.search(pattern, s) for s in samples)]
+        if "USER" in kinds:
+            alts.append(re.escape(ME_SLOT))
+        if kinds:
+            alts.append(_alts(kinds))
+        if has_ref:
+            outs = "|".join(_ref_outputs(name, base, tools))
+            alts.append(r"\$\{t[1-7]\.(" + outs + r")\}")
+        if not alts:  # a pattern no slot kind fits: keep the registry's own pattern
+            return {"type": "string", "pattern": pattern}
+    else:
+        alts = [_alts(FREE_TEXT_KINDS), FREE_TEXT_LITERAL]
+    return {"type": "string", "pattern": "^(" + "|".join(f"({a})" for a in alts) + ")$"}
+
+
+def _field_schema(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    prop = _nonnull(prop)
+    if "enum" in prop:
+        return {"enum": list(prop["enum"])}
+    if "const" in prop:
+        return {"const": prop["const"]}
+    typ = prop.get("type")
+    if typ == "number":
+        return {"anyOf": [{"type": "string", "pattern": "^" + _alts(NUMBER_KINDS) + "$"}, {"type": "number"}]}
+    if typ == "integer":
+        return {"anyOf": [{"type": "string", "pattern": "^" + _alts(INTEGER_KINDS) + "$"}, {"type": "integer"}]}
+    if typ == "boolean":
+        return {"type": "boolean"}
+    if typ == "array":
+        items = _field_schema(name, prop.get("items", {"type": "string"}), tools)
+        out: dict[str, Any] = {"type": "array", "items": items}
+        if "maxItems" in prop:
+            out["maxItems"] = prop["maxItems"]
+        return out
+    return _string_field(name, prop, tools)
+
+
+def arguments_schema(tool: ToolSpec, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    """The model-side schema of one tool's arguments (slots and references instead of literals)."""
+    props = tool.args_schema.get("properties", {})
+    return {
+        "type": "object",
+        "properties": {n: _field_schema(n, p, tools) for n, p in props.items()},
+        "required": list(tool.args_schema.get("required", [])),
+        "additionalProperties": False,
+    }
+
+
+def _intent_schema(intents: Sequence[str] | None) -> dict[str, Any]:
+    return {"enum": sorted(set(intents))} if intents else {"type": "string", "pattern": INTENT_PATTERN}
+
+
+def output_json_schema(tools: Sequence[ToolSpec], intents: Sequence[str] | None = None) -> dict[str, Any]:
+    """The JSON Schema that constrains the model's output for the registry ``tools``.
+
+    ``intents`` (optional, e.g. from a checkpoint's ``train_config.json``) narrows the intent to
+    the ones the model was trained on; without it any snake_case intent is allowed.
+    """
+    steps = [{
+        "type": "object",
+        "properties": {
+            "step_id": {"enum": STEP_IDS},
+            "tool": {"const": t.name},
+            "arguments": arguments_schema(t, tools),
+            "dependencies": {"type": "array", "items": {"enum": STEP_IDS}, "maxItems": MAX_STEPS - 1},
+        },
+        "required": ["step_id", "tool", "arguments", "dependencies"],
+        "additionalProperties": False,
+    } for t in tools]
+    plan = {
+        "type": "object",
+        "properties": {
+            "version": {"const": "1.0"},
+            "intent": _intent_schema(intents),
+            "steps": {"type": "array", "items": {"anyOf": steps}, "minItems": 1, "maxItems": MAX_STEPS},
+        },
+        "required": ["version", "intent", "steps"],
+        "additionalProperties": False,
+    }
+    fields = sorted({n for t in tools for n in t.args_schema.get("properties", {})})
+    insufficient = {
+        "type": "object",
+        "properties": {
+            "error": {"const": "insufficient_context"},
+            "required_fields": {"type": "array", "items": {"enum": fields}, "minItems": 1, "maxItems": 6},
+            "intent": _intent_schema(intents),
+        },
+        "required": ["error", "required_fields", "intent"],
+        "additionalProperties": False,
+    }
+    return {"anyOf": [plan, insufficient]}
+
+
+def dumps_compact(obj: Any) -> str:
+    """Compact JSON exactly as the model emits it (key order kept, no ASCII escaping)."""
+    return json.dumps(obj, ensure_ascii=False, separators=SEPARATORS)
+
+
+# ------------------------------------------------------------------ parsing
+def _substitute(value: Any, p: Perception, session: SessionState | None) -> Any:
+    if isinstance(value, list):
+        return [_substitute(v, p, session) for v in value]
+    if not isinstance(value, str) or not SLOT_TOKEN_RE.search(value):
+        return value
+    if value == ME_SLOT:
+        if session is None or not session.user_id:
+            raise PlanParseError("output refers to <ME> but the session has no user_id")
+        return session.user_id
+    if SLOT_TOKEN_RE.fullmatch(value):
+        if value not in p.slots:
+            raise PlanParseError(f"output refers to slot {value} that the request does not contain")
+        return p.slots[value]
+
+    def repl(m: re.Match[str]) -> str:
+        tok = m.group(0)
+        if tok == ME_SLOT:
+            return str(session.user_id) if session is not None and session.user_id else tok
+        if tok not in p.slots:
+            raise PlanParseError(f"output refers to slot {tok} that the request does not contain")
+        v = p.slots[tok]
+        return f"{v:g}" if isinstance(v, float) else str(v)
+    return SLOT_TOKEN_RE.sub(repl, value)
+
+
+def _check_plan(plan: ThoughtPlan, registry: dict[str, ToolSpec]) -> None:
+    seen: list[str] = []
+    for s in plan.steps:
+        if s.step_id in seen:
+            raise PlanParseError(f"duplicate step_id {s.step_id}")
+        if registry and s.tool not in registry:
+            raise PlanParseError(f"unknown tool {s.tool!r} in step {s.step_id}")
+        for d in s.dependencies:
+            if d not in seen:
+                raise PlanParseError(f"step {s.step_id} depends on {d}, which is not an earlier step")
+        for v in s.arguments.values():
+            for ref in [v] if isinstance(v, str) else [x for x in v if isinstance(x, str)] if isinstance(v, list) else []:
+                m = re.match(REF_PATTERN, ref)
+                if m and m.group(1) not in s.dependencies:
+                    raise PlanParseError(f"step {s.step_id} references {m.group(1)} without depending on it")
+        seen.append(s.step_id)
+
+
+def parse_output(text: str, request: str | Perception, session: SessionState | None,
+                 tools: Sequence[ToolSpec] | None = None) -> ThoughtPlan | InsufficientContext:
+    """Turn the model's output into a plan or an insufficient-context error.
+
+    ``request`` is the original request (perception is re-run deterministically) or the
+    :class:`Perception` kept from :func:`thought_model.prompt.prepare_prompt`.
+    Raises :class:`PlanParseError` on malformed output.
+    """
+    from thought_model.prompt import EOS_TOKEN, prepare_prompt  # local: prompt imports entities only
+
+    if isinstance(request, Perception):
+        perception = request
+    else:
+        perception = prepare_prompt(request, session, tools).perception
+    raw = text.replace(EOS_TOKEN, "").strip()
+    try:
+        obj = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise PlanParseError(f"output is not JSON: {exc.msg} at char {exc.pos}") from None
+    if not isinstance(obj, dict):
+        raise PlanParseError("output is not a JSON object")
+    try:
+        if obj.get("error") == "insufficient_context":
+            return InsufficientContext.model_validate(obj)
+        steps = obj.get("steps")
+        if isinstance(steps, list):
+            for s in steps:
+                if isinstance(s, dict) and isinstance(s.get("arguments"), dict):
+                    s["arguments"] = {k: _substitute(v, perception, session) for k, v in s["arguments"].items()}
+        plan = ThoughtPlan.model_validate(obj)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(x) for x in first.get("loc", ()))
+        raise PlanParseError(f"output does not match the plan contract at {loc or '<root>'}: {first['msg']}") from None
+    _check_plan(plan, {t.name: t for t in tools} if tools else {})
+    return plan
+
+
+def time_symbol_ok(value: str) -> bool:
+    """True when ``value`` is a canonical relative time symbol."""
+    return re.match(TIME_SYMBOL_PATTERN, value) is not None
+
+
+# ------------------------------------------------------------------ xgrammar
+def compile_output_grammar(tokenizer: Any, tools: Sequence[ToolSpec], vocab_size: int | None = None,
+                           intents: Sequence[str] | None = None) -> Any:
+    """Compile :func:`output_json_schema` with xgrammar for a Hugging Face tokenizer."""
+    import xgrammar as xgr
+
+    from thought_model.prompt import EOS_TOKEN
+
+    eos_id = tokenizer.convert_tokens_to_ids(EOS_TOKEN)
+    info = xgr.TokenizerInfo.from_huggingface(tokenizer, vocab_size=vocab_size, stop_token_ids=[eos_id])
+    compiler = xgr.GrammarCompiler(info)
+    return compiler.compile_json_schema(json.dumps(output_json_schema(tools, intents)),
+                                        any_whitespace=False, separators=SEPARATORS, strict_mode=True)
+
+
+def make_logits_processor(compiled_grammar: Any) -> Any:
+    """A fresh xgrammar logits processor for one ``model.generate`` call (they are single-use)."""
+    import xgrammar as xgr
+
+    return xgr.contrib.hf.LogitsProcessor(compiled_grammar)
