@@ -74,6 +74,8 @@ class RedisBucketConfig:
     replicas: int = 1  # fallback capacity = capacity / replicas while Redis is down
     reconnect_interval_s: float = 1.0
     socket_timeout_s: float = 0.25
+    max_connections: int = 64  # per client; callers beyond it wait up to pool_wait_s for a connection
+    pool_wait_s: float = 5.0
 
     def __post_init__(self) -> None:
         if self.replicas < 1:
@@ -83,6 +85,20 @@ class RedisBucketConfig:
 def _client_kwargs(cfg: RedisBucketConfig) -> dict:
     return dict(socket_timeout=cfg.socket_timeout_s, socket_connect_timeout=cfg.socket_timeout_s,
                 retry=Retry(NoBackoff(), 0), decode_responses=False)
+
+
+def _sync_client(cfg: RedisBucketConfig) -> redis.Redis:
+    # Blocking pool: a burst of callers waits for a connection instead of failing (which would
+    # look like an outage and wrongly switch to degraded mode).
+    pool = redis.BlockingConnectionPool.from_url(cfg.url, max_connections=cfg.max_connections,
+                                                 timeout=cfg.pool_wait_s, **_client_kwargs(cfg))
+    return redis.Redis(connection_pool=pool)
+
+
+def _async_client(cfg: RedisBucketConfig) -> aredis.Redis:
+    pool = aredis.BlockingConnectionPool.from_url(cfg.url, max_connections=cfg.max_connections,
+                                                  timeout=cfg.pool_wait_s, **_client_kwargs(cfg))
+    return aredis.Redis.from_pool(pool)  # the client owns (and closes) the pool
 
 
 class RedisBucket:
@@ -97,7 +113,7 @@ class RedisBucket:
         self.keys = (f"{rc.prefix}:{tag}:state", f"{rc.prefix}:{tag}:stats")
         self._ttl_ms = str(int(max(config.window_s * 4, 60.0) * 1000))
         self._cap, self._rate = repr(config.capacity), repr(config.rate)
-        self._client = redis.Redis.from_url(rc.url, **_client_kwargs(rc))
+        self._client = _sync_client(rc)
         self._aclient: aredis.Redis | None = None
         self._sha: str | None = None  # loaded on first use and again after NOSCRIPT
         self._fallback = LocalBucket(BucketConfig(config.capacity / rc.replicas, config.window_s),
@@ -151,7 +167,7 @@ class RedisBucket:
 
     async def _acall(self, op: str, amount: float) -> list:
         if self._aclient is None:
-            self._aclient = aredis.Redis.from_url(self.redis_config.url, **_client_kwargs(self.redis_config))
+            self._aclient = _async_client(self.redis_config)
         args = self._args(op, amount)
         if self._sha is not None:
             try:
@@ -230,6 +246,7 @@ class RedisBucket:
 
     def close(self) -> None:
         self._client.close()
+        self._client.connection_pool.disconnect()
 
     async def aclose(self) -> None:
         if self._aclient is not None:
