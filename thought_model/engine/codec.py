@@ -1,0 +1,143 @@
+"""How an engine talks to a plan model: prompt text, output JSON Schema, output parser.
+
+:func:`default_codec` uses the model's own modules (``thought_model.prompt.build_prompt``,
+``thought_model.grammar.output_json_schema`` / ``parse_output``) so serving sees exactly the
+prompt format the checkpoint was trained on. :class:`GenericCodec` is a self-contained stand-in
+(used by tests on random tiny models): a plain prompt and a plan schema built from the reference
+registry in which step ``k`` is ``t{k}`` and may depend only on earlier steps.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+from tao.contracts import ErrorInfo, ErrorType, InsufficientContext, ThoughtPlan
+from thought_model.engine.base import PlanRequest
+
+
+class PlanCodec(Protocol):
+    def prompt(self, request: PlanRequest) -> str: ...
+
+    def schema(self, tools: list[str] | None) -> dict: ...
+
+    def parse(self, text: str, request: PlanRequest) -> ThoughtPlan | InsufficientContext: ...
+
+
+class OutputMalformed(ValueError):
+    """The model output is not a valid plan (carries an :class:`ErrorInfo`)."""
+
+    def __init__(self, info: ErrorInfo) -> None:
+        super().__init__(info.message)
+        self.info = info
+
+
+def error_info_from(exc: BaseException) -> ErrorInfo:
+    """Map whatever a parser raised to a typed ``LLM_OUTPUT_MALFORMED`` error."""
+    for attr in ("info", "error_info"):
+        info = getattr(exc, attr, None)
+        if isinstance(info, ErrorInfo):
+            return info
+    to_info = getattr(exc, "to_error_info", None)
+    if callable(to_info):
+        try:
+            info = to_info()
+            if isinstance(info, ErrorInfo):
+                return info
+        except Exception:  # noqa: BLE001 - fall back to the generic mapping below
+            pass
+    return ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED, message=str(exc)[:500] or type(exc).__name__)
+
+
+def _tool_specs(tools: list[str] | None) -> list:
+    from training.reference_registry import reference_tools
+
+    specs = reference_tools()
+    if tools is None:
+        return specs
+    wanted = set(tools)
+    return [s for s in specs if s.name in wanted]
+
+
+@dataclass
+class GenericCodec:
+    """Prompt ``"request: TEXT\\nplan:"`` and a registry-derived, DAG-ordered plan schema."""
+
+    max_steps: int = 3
+
+    def prompt(self, request: PlanRequest) -> str:
+        return f"request: {request.text}\nplan:"
+
+    def schema(self, tools: list[str] | None) -> dict:
+        specs = _tool_specs(tools)
+        if not specs:
+            raise ValueError("no known tool in the requested subset")
+
+        def step(k: int) -> dict:
+            variants = []
+            for s in specs:
+                deps: dict[str, Any] = {"type": "array", "maxItems": 0}
+                if k > 1:
+                    deps = {"type": "array", "maxItems": 1, "items": {"enum": [f"t{i}" for i in range(1, k)]}}
+                variants.append({"type": "object", "additionalProperties": False,
+                                 "required": ["step_id", "tool", "arguments", "dependencies"],
+                                 "properties": {"step_id": {"const": f"t{k}"}, "tool": {"const": s.name},
+                                                "arguments": s.args_schema, "dependencies": deps}})
+            return {"anyOf": variants}
+
+        plan = {"type": "object", "additionalProperties": False, "required": ["version", "intent", "steps"],
+                "properties": {"version": {"const": "1.0"},
+                               "intent": {"type": "string", "pattern": "^[a-z][a-z0-9_]{1,15}$"},
+                               "steps": {"type": "array", "minItems": 1, "maxItems": self.max_steps,
+                                         "prefixItems": [step(k) for k in range(1, self.max_steps + 1)],
+                                         "items": False}}}
+        return plan
+
+    def parse(self, text: str, request: PlanRequest) -> ThoughtPlan | InsufficientContext:
+        import orjson
+
+        try:
+            data = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            raise OutputMalformed(ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED,
+                                            message=f"model output is not JSON: {exc}")) from None
+        try:
+            if isinstance(data, dict) and data.get("error") == "insufficient_context":
+                return InsufficientContext.model_validate(data)
+            return ThoughtPlan.model_validate(data)
+        except ValueError as exc:
+            raise OutputMalformed(ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED,
+                                            message=f"model output is not a plan: {exc}"[:500])) from None
+
+
+@dataclass
+class ModelCodec:
+    """The trained model's own prompt/grammar modules (``thought_model.prompt`` / ``.grammar``)."""
+
+    build_prompt: Callable
+    output_json_schema: Callable
+    parse_output: Callable
+
+    def _tools(self, tools: list[str] | None) -> list:
+        return _tool_specs(tools)
+
+    def prompt(self, request: PlanRequest) -> str:
+        return self.build_prompt(request.text, request.session, self._tools(request.tools))
+
+    def schema(self, tools: list[str] | None) -> dict:
+        specs = self._tools(tools)
+        if not specs:
+            raise ValueError("no known tool in the requested subset")
+        return self.output_json_schema(specs)
+
+    def parse(self, text: str, request: PlanRequest) -> ThoughtPlan | InsufficientContext:
+        return self.parse_output(text, request.text, request.session, self._tools(request.tools))
+
+
+def default_codec() -> PlanCodec:
+    """The model's codec when its modules are installed, else :class:`GenericCodec`."""
+    try:
+        from thought_model.grammar import output_json_schema, parse_output
+        from thought_model.prompt import build_prompt
+    except ImportError:
+        return GenericCodec()
+    return ModelCodec(build_prompt, output_json_schema, parse_output)

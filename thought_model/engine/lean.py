@@ -1,0 +1,140 @@
+"""A lean Llama forward pass with a preallocated, per-sequence KV cache.
+
+Hugging Face ``generate`` spends most of a small model's decode step in Python bookkeeping; this
+module keeps only the arithmetic: fused QKV and gate/up projections, RMSNorm, rotary embeddings
+from a precomputed table, and ``scaled_dot_product_attention`` over a cache laid out
+``[batch, position, kv_heads, head_dim]``. Each row of a batch has its own cache length, and a
+step may feed a different number of new tokens per row (padded), which is what jump-forward and
+dynamic batching need. Weights are taken from a loaded ``LlamaForCausalLM`` (so every rope variant
+transformers supports is honoured through its ``inv_freq``), and the logits match its forward.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+
+@dataclass
+class _Layer:
+    ln_in: torch.Tensor
+    qkv: torch.Tensor
+    o: torch.Tensor
+    ln_post: torch.Tensor
+    gate_up: torch.Tensor
+    down: torch.Tensor
+
+
+class KVCache:
+    """Per-layer key/value buffers ``[batch, capacity, kv_heads, head_dim]`` plus row lengths."""
+
+    def __init__(self, n_layers: int, batch: int, capacity: int, kv_heads: int, head_dim: int,
+                 dtype: torch.dtype, device: torch.device) -> None:
+        shape = (batch, capacity, kv_heads, head_dim)
+        self.k = [torch.zeros(shape, dtype=dtype, device=device) for _ in range(n_layers)]
+        self.v = [torch.zeros(shape, dtype=dtype, device=device) for _ in range(n_layers)]
+        self.lengths = torch.zeros(batch, dtype=torch.long, device=device)
+        self.capacity = capacity
+
+    def keep(self, rows: list[int]) -> None:
+        """Drop finished rows (compacts every layer's buffers)."""
+        idx = torch.tensor(rows, dtype=torch.long, device=self.lengths.device)
+        self.k = [t.index_select(0, idx) for t in self.k]
+        self.v = [t.index_select(0, idx) for t in self.v]
+        self.lengths = self.lengths.index_select(0, idx)
+
+
+class LeanLlama:
+    """Inference-only Llama built from the weights of a transformers ``LlamaForCausalLM``."""
+
+    def __init__(self, hf_model, max_positions: int | None = None) -> None:
+        cfg = hf_model.config
+        self.config = cfg
+        self.n_heads = cfg.num_attention_heads
+        self.kv_heads = getattr(cfg, "num_key_value_heads", None) or self.n_heads
+        self.head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // self.n_heads
+        self.eps = cfg.rms_norm_eps
+        self.vocab_size = cfg.vocab_size
+        m = hf_model.model
+        p = next(hf_model.parameters())
+        self.dtype, self.device = p.dtype, p.device
+        self.embed = m.embed_tokens.weight.detach()
+        self.norm = m.norm.weight.detach()
+        self.lm_head = hf_model.lm_head.weight.detach()
+        self.layers: list[_Layer] = []
+        for layer in m.layers:
+            a, mlp = layer.self_attn, layer.mlp
+            if getattr(a.q_proj, "bias", None) is not None or getattr(mlp.gate_proj, "bias", None) is not None:
+                raise ValueError("LeanLlama supports bias-free Llama projections only")
+            self.layers.append(_Layer(
+                ln_in=layer.input_layernorm.weight.detach(),
+                qkv=torch.cat([a.q_proj.weight, a.k_proj.weight, a.v_proj.weight], 0).detach().contiguous(),
+                o=a.o_proj.weight.detach(),
+                ln_post=layer.post_attention_layernorm.weight.detach(),
+                gate_up=torch.cat([mlp.gate_proj.weight, mlp.up_proj.weight], 0).detach().contiguous(),
+                down=mlp.down_proj.weight.detach(),
+            ))
+        self.inter = self.layers[0].down.shape[1] if self.layers else 0
+        rot = m.rotary_emb
+        self.max_positions = int(max_positions or cfg.max_position_embeddings)
+        pos = torch.arange(self.max_positions, dtype=torch.float32, device=self.device)
+        freqs = pos[:, None] * rot.inv_freq.to(self.device, torch.float32)[None, :]
+        emb = torch.cat([freqs, freqs], dim=-1)
+        scale = float(getattr(rot, "attention_scaling", 1.0))
+        self.cos = (emb.cos() * scale).to(self.dtype)
+        self.sin = (emb.sin() * scale).to(self.dtype)
+        self.q_size = self.n_heads * self.head_dim
+        self.kv_size = self.kv_heads * self.head_dim
+
+    def new_cache(self, batch: int, capacity: int) -> KVCache:
+        if capacity > self.max_positions:
+            raise ValueError(f"cache capacity {capacity} exceeds max_position_embeddings {self.max_positions}")
+        return KVCache(len(self.layers), batch, capacity, self.kv_heads, self.head_dim, self.dtype, self.device)
+
+    def _rms(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        xf = x.float()
+        xf = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.eps)
+        return w * xf.to(x.dtype)
+
+    @staticmethod
+    def _rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+        half = x.shape[-1] // 2
+        rot = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+        return x * cos + rot * sin
+
+    @torch.inference_mode()
+    def forward(self, tokens: torch.Tensor, n_new: torch.Tensor, cache: KVCache) -> torch.Tensor:
+        """Feed ``tokens [B, n]`` (row ``b`` has ``n_new[b]`` real tokens, the rest padding) at
+        positions ``cache.lengths[b] + j``; returns the logits ``[B, n, vocab]`` (float32).
+        Does not advance ``cache.lengths``: the caller commits how many fed tokens it keeps."""
+        B, n = tokens.shape
+        pos = cache.lengths[:, None] + torch.arange(n, device=self.device)[None, :]  # [B, n]
+        T = int(pos.max().item()) + 1
+        if T > cache.capacity:
+            raise ValueError(f"sequence would exceed KV cache capacity {cache.capacity}")
+        cos = self.cos[pos].unsqueeze(2)  # [B, n, 1, D]
+        sin = self.sin[pos].unsqueeze(2)
+        key_pos = torch.arange(T, device=self.device)
+        mask = (key_pos[None, None, :] <= pos[:, :, None]).unsqueeze(1)  # [B, 1, n, T]
+        rows = torch.arange(B, device=self.device)[:, None].expand(B, n)
+        h = F.embedding(tokens, self.embed)
+        for li, L in enumerate(self.layers):
+            x = self._rms(h, L.ln_in)
+            qkv = F.linear(x, L.qkv)
+            q = qkv[..., :self.q_size].view(B, n, self.n_heads, self.head_dim)
+            k = qkv[..., self.q_size:self.q_size + self.kv_size].view(B, n, self.kv_heads, self.head_dim)
+            v = qkv[..., self.q_size + self.kv_size:].view(B, n, self.kv_heads, self.head_dim)
+            q = self._rope(q, cos, sin)
+            k = self._rope(k, cos, sin)
+            kc, vc = cache.k[li], cache.v[li]
+            kc[rows, pos] = k
+            vc[rows, pos] = v
+            att = F.scaled_dot_product_attention(
+                q.transpose(1, 2), kc[:, :T].transpose(1, 2), vc[:, :T].transpose(1, 2),
+                attn_mask=mask, enable_gqa=self.kv_heads != self.n_heads)
+            h = h + F.linear(att.transpose(1, 2).reshape(B, n, self.q_size), L.o)
+            x = self._rms(h, L.ln_post)
+            gu = F.linear(x, L.gate_up)
+            h = h + F.linear(F.silu(gu[..., :self.inter]) * gu[..., self.inter:], L.down)
+        return F.linear(self._rms(h, self.norm), self.lm_head).float()

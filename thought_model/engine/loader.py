@@ -1,0 +1,65 @@
+"""Engine selection: ``load_engine(kind="auto"|"cpu"|"vllm", checkpoint=...)``.
+
+``auto`` picks vLLM when a CUDA GPU is present and vLLM imports, else the CPU engine. The
+environment variable ``TAO_ENGINE`` overrides the ``kind`` argument's default (``auto``); an
+explicit ``kind`` other than ``auto`` wins over the environment.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from thought_model.engine.base import PlanEngine
+from thought_model.engine.codec import PlanCodec
+
+DEFAULT_CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "default"
+KINDS = ("auto", "cpu", "vllm")
+
+
+class EngineLoadError(RuntimeError):
+    """The requested engine cannot be built (bad kind, missing checkpoint, vLLM missing)."""
+
+
+def _gpu_present() -> bool:
+    try:
+        import torch
+
+        return bool(torch.cuda.is_available())
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def resolve_kind(kind: str | None = None) -> str:
+    """The concrete engine kind (``cpu`` or ``vllm``) for ``kind`` / ``TAO_ENGINE``."""
+    kind = (kind or "auto").lower()
+    if kind == "auto":
+        kind = os.environ.get("TAO_ENGINE", "auto").lower() or "auto"
+    if kind not in KINDS:
+        raise EngineLoadError(f"unknown engine kind {kind!r}; choose one of {', '.join(KINDS)}")
+    if kind == "auto":
+        if _gpu_present():
+            from thought_model.engine.vllm_engine import vllm_available
+
+            if vllm_available()[0]:
+                return "vllm"
+        return "cpu"
+    return kind
+
+
+def load_engine(kind: str | None = "auto", checkpoint: str | Path | None = None, *,
+                codec: PlanCodec | None = None, cpu_config=None, vllm_config=None) -> PlanEngine:
+    """Build the engine for ``kind`` over ``checkpoint`` (default: the embedded default model)."""
+    ckpt = Path(checkpoint) if checkpoint else Path(os.environ.get("TAO_CHECKPOINT") or DEFAULT_CHECKPOINT)
+    if not (ckpt / "config.json").is_file():
+        raise EngineLoadError(f"no checkpoint at {ckpt} (config.json missing)")
+    concrete = resolve_kind(kind)
+    if concrete == "vllm":
+        from thought_model.engine.vllm_engine import VllmEngine, vllm_available
+
+        ok, why = vllm_available()
+        if not ok:
+            raise EngineLoadError(why)
+        return VllmEngine(ckpt, vllm_config, codec=codec)
+    from thought_model.engine.cpu import CpuEngine
+
+    return CpuEngine(ckpt, cpu_config, codec=codec)

