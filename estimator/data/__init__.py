@@ -1,0 +1,1 @@
+"""Data sources: the Azure LLM inference trace and the synthetic agent-trace generator."""
