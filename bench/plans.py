@@ -89,9 +89,11 @@ def _refable(schema: dict) -> bool:
 class PlanGenerator:
     """Deterministic (seeded) generator of valid ThoughtPlan dicts."""
 
-    def __init__(self, cfg: PlanGenConfig | None = None, tools: list[ToolSpec] | None = None) -> None:
+    def __init__(self, cfg: PlanGenConfig | None = None, tools: list[ToolSpec] | None = None,
+                 literals: dict[str, Callable[[random.Random], Any]] | None = None) -> None:
         self.cfg = cfg or PlanGenConfig()
         self.rng = random.Random(self.cfg.seed)
+        self.literals = {**LITERALS, **(literals or {})}
         self.tools = {t.name: t for t in (tools or reference_tools())}
         self._validators = {n: jsonschema_rs.validator_for(t.args_schema) for n, t in self.tools.items()}
 
@@ -121,10 +123,10 @@ class PlanGenerator:
             enum = schema.get("enum") or next((x.get("enum") for x in schema.get("anyOf", []) if x.get("enum")), None)
             if enum:
                 args[arg] = self.rng.choice(enum)
-            elif arg in LITERALS:
-                args[arg] = LITERALS[arg](self.rng)
+            elif arg in self.literals:
+                args[arg] = self.literals[arg](self.rng)
         if tool.name == "find_user" and not args:
-            args["name"] = LITERALS["name"](self.rng)
+            args["name"] = self.literals["name"](self.rng)
         return args, deps
 
     def plan(self) -> dict[str, Any]:
@@ -153,6 +155,24 @@ class PlanGenerator:
 
     def plans(self, n: int) -> list[dict[str, Any]]:
         return [self.plan() for _ in range(n)]
+
+
+def entity_literals(data: Any) -> dict[str, Callable[[random.Random], Any]]:
+    """Literal generators that pick ids, names, emails, phones and cities that exist in a
+    :class:`tao.mock_service.data.MockData` (so replayed plans mostly find their records)."""
+    users = list(data.users.values())
+    pools = {
+        "user_id": [u["user_id"] for u in users], "name": [u["name"] for u in users],
+        "email": [u["email"] for u in users], "to": [u["email"] for u in users],
+        "phone": [u["phone"] for u in users], "order_id": list(data.orders),
+        "invoice_id": list(data.invoices), "expense_id": list(data.expenses),
+        "room_id": [r["room_id"] for r in data.rooms],
+    }
+    out: dict[str, Callable[[random.Random], Any]] = {k: (lambda r, v=v: r.choice(v)) for k, v in pools.items() if v}
+    cities = sorted({u["city"] for u in users})
+    if cities:
+        out["city"] = lambda r: r.choice(cities)
+    return out
 
 
 def broken_dependency(plan: dict[str, Any], rng: random.Random | None = None) -> dict[str, Any]:

@@ -1,0 +1,238 @@
+"""End-to-end load suite (``python -m bench load``): open-loop load against ``tao serve`` + the
+mock tool service, all on loopback, started and stopped here.
+
+Phases (each measured in this run, same client, same machine):
+
+1. **peer** — a bare FastAPI/uvicorn echo app (``bench.echo_server``) at the same offered rates:
+   the HTTP/ASGI floor the runtime's numbers are divided by.
+2. **replay** — ``POST /v1/run`` with pre-generated valid plans (no model), zero-latency mock
+   tools, no faults; a sweep of offered rates up to ``target_qps``. Runtime overhead per request
+   = server-reported ``stages_ms.total`` − Σ tool-call time of its steps (plans are sequential,
+   so that difference is exactly the time the runtime spent not waiting on a tool).
+3. **faults** — the same, with the mock drawing faults per tool call (10 % timeouts, 5 %
+   malformed bodies) and 2 % of plans carrying a broken dependency: every request classified,
+   ``lost`` must be 0.
+4. **model** — requests without a plan, so the CPU plan model plans each one; a rising rate until
+   P99 of the total exceeds ``slo_ms``: ``model_max_plans_per_s`` is the highest rate that held it.
+
+Writes the top-level ``summary`` the issue asks for: ``offered_qps``, ``replay_overhead_p99_ms``,
+``sent``, ``accounted``, ``lost``, ``model_max_plans_per_s``.
+"""
+from __future__ import annotations
+
+import random
+import sys
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import httpx
+import orjson
+
+from bench.load import LoadConfig, Request, run_load
+from bench.plans import PlanGenConfig, PlanGenerator, broken_dependency, entity_literals
+from bench.stack import Service
+
+JSON = {"content-type": "application/json"}
+
+
+@dataclass
+class LoadSuiteConfig:
+    quick: bool = False
+    target_qps: float = 1000.0
+    replay_rates: tuple[float, ...] = (50, 100, 200, 500, 1000)
+    step_s: float = 10.0
+    fault_qps: float = 50.0
+    fault_s: float = 20.0
+    timeout_rate: float = 0.10
+    malformed_rate: float = 0.05
+    broken_dependency_rate: float = 0.02
+    mock_hang_s: float = 6.0  # > every reference contract's timeout_ms, so a hang is a TOOL_TIMEOUT
+    model_rates: tuple[float, ...] = (0.5, 1, 2, 4, 8, 16, 32)
+    model_step_s: float = 20.0
+    slo_ms: float = 200.0
+    client_timeout_s: float = 30.0
+    n_plans: int = 2000
+    seed: int = 0
+    serve_args: list[str] = field(default_factory=list)  # extra flags for `python -m tao serve`
+
+    @classmethod
+    def for_run(cls, quick: bool) -> "LoadSuiteConfig":
+        if not quick:
+            return cls()
+        return cls(quick=True, replay_rates=(100, 1000), step_s=3.0, fault_qps=50, fault_s=4.0,
+                   model_rates=(1,), model_step_s=5.0, n_plans=400)
+
+
+def _log(msg: str) -> None:
+    print(f"[load] {msg}", file=sys.stderr, flush=True)
+
+
+def replay_requests(cfg: LoadSuiteConfig, broken_rate: float = 0.0) -> list[Request]:
+    """Pre-serialised /v1/run bodies with random valid plans over the mock's own entities."""
+    from tao.mock_service.data import MockData
+
+    gen = PlanGenerator(PlanGenConfig(seed=cfg.seed), literals=entity_literals(MockData.generate(7)))
+    rng = random.Random(cfg.seed + 1)
+    out = []
+    for plan in gen.plans(cfg.n_plans):
+        kind = "normal"
+        if rng.random() < broken_rate:
+            plan, kind = broken_dependency(plan, rng), "broken_dependency"
+        body = {"request": plan["intent"].replace("_", " "), "session": {"session_id": "bench", "user_id": "U00000001"},
+                "plan": plan, "approve": sorted({s["tool"] for s in plan["steps"]})}
+        out.append(Request(orjson.dumps(body), JSON, kind))
+    return out
+
+
+def model_requests(cfg: LoadSuiteConfig) -> list[Request]:
+    """Natural-language requests across the domain (the model plans them)."""
+    texts = [
+        "查询上个月的订单状态", "What's the weather in 上海 tomorrow?", "帮我查一下订单 {oid} 的物流",
+        "Find a meeting room for 6 people tomorrow at 15:00 for an hour", "发票 {inv} 开好了吗",
+        "What is the status of my expense claim {exp}?", "List my calendar events for today",
+        "Show the orders of user {uid} from last month", "明天北京天气怎么样", "查询报销单 {exp} 的进度",
+    ]
+    from tao.mock_service.data import MockData
+
+    data = MockData.generate(7)
+    rng = random.Random(cfg.seed)
+    out = []
+    for i in range(200):
+        t = texts[i % len(texts)].format(oid=rng.choice(list(data.orders)), inv=rng.choice(list(data.invoices)),
+                                         exp=rng.choice(list(data.expenses)), uid=rng.choice(list(data.users)))
+        out.append(Request(orjson.dumps({"request": t, "session": {"session_id": "bench", "user_id": "U00000001"}}),
+                           JSON, "model"))
+    return out
+
+
+def _sweep(url: str, rates: tuple[float, ...], step_s: float, reqs: list[Request], timeout_s: float) -> list[dict]:
+    out = []
+    for qps in rates:
+        cfg = LoadConfig(url=url, qps=qps, duration_s=step_s, timeout_s=timeout_s, drain_s=timeout_s)
+        s = run_load(cfg, reqs)
+        _log(f"{url} @ {qps:g} qps: sent {s['sent']} lost {s['lost']} outcomes {s['outcomes']} "
+             f"client p99 {s['client_ms']['p99']} overhead p99 {s['overhead_ms']['p99']}")
+        out.append(s)
+    return out
+
+
+def _mock_config(mock: Service, **upd: Any) -> None:
+    r = httpx.post(mock.base_url + "/_config", json=upd, timeout=10)
+    r.raise_for_status()
+
+
+def _serve(mock: Service, cfg: LoadSuiteConfig, model: bool) -> Service:
+    args = ["-m", "tao", "serve", "--port", "{port}", *cfg.serve_args]
+    env = {"TAO_TOOLS_URL": mock.base_url}
+    if not model:
+        env["TAO_LOAD_MODEL"] = "0"
+    return Service("tao-serve", args, env=env, ready_timeout_s=180.0)
+
+
+def _pick(sweep: list[dict], qps: float) -> dict | None:
+    return next((s for s in sweep if s["offered_qps"] == qps), None)
+
+
+def run(quick: bool = False, cfg: LoadSuiteConfig | None = None) -> dict:
+    cfg = cfg or LoadSuiteConfig.for_run(quick)
+    reqs = replay_requests(cfg)
+    faulty = replay_requests(cfg, cfg.broken_dependency_rate)
+    result: dict[str, Any] = {"config": asdict(cfg)}
+    _log("peer: bare FastAPI echo app")
+    with Service("echo", ["-m", "bench.echo_server", "--port", "{port}"]) as echo:
+        peer = _sweep(echo.base_url + "/v1/run", cfg.replay_rates, cfg.step_s, reqs, cfg.client_timeout_s)
+    with Service("mock", ["-m", "tao.mock_service", "--port", "{port}", "--hang-s", str(cfg.mock_hang_s)]) as mock:
+        with _serve(mock, cfg, model=False) as serve:
+            url = serve.base_url + "/v1/run"
+            _log("replay: zero-latency tools, no faults")
+            replay = _sweep(url, cfg.replay_rates, cfg.step_s, reqs, cfg.client_timeout_s)
+            _log("faults: 10% tool timeouts, 5% malformed, 2% broken dependencies")
+            _mock_config(mock, timeout_rate=cfg.timeout_rate, malformed_rate=cfg.malformed_rate,
+                         hang_s=cfg.mock_hang_s)
+            faults = _sweep(url, (cfg.fault_qps,), cfg.fault_s, faulty, cfg.client_timeout_s)[0]
+            faults["mock_stats"] = httpx.get(mock.base_url + "/_stats", timeout=10).json()
+            _mock_config(mock, timeout_rate=0.0, malformed_rate=0.0)
+        model = _model_phase(mock, cfg)
+    return _assemble(cfg, result, peer, replay, faults, model)
+
+
+def _model_phase(mock: Service, cfg: LoadSuiteConfig) -> dict:
+    """Rising offered rates with the real plan model until P99(total) breaks the SLO."""
+    reqs = model_requests(cfg)
+    steps: list[dict] = []
+    best = 0.0
+    with _serve(mock, cfg, model=True) as serve:
+        url = serve.base_url + "/v1/run"
+        for qps in cfg.model_rates:
+            s = _sweep(url, (qps,), cfg.model_step_s, reqs, cfg.client_timeout_s)[0]
+            steps.append(s)
+            p99 = s["client_ms"]["p99"]
+            refused = sum(v for k, v in s["outcomes"].items()
+                          if k == "rejected" or k.startswith(("http_5", "transport:")))
+            s["slo_held"] = p99 is not None and p99 <= cfg.slo_ms and refused == 0
+            if not s["slo_held"]:
+                break
+            best = max(best, s["throughput_qps"])
+    answered = sum(s["received"] - s["outcomes"].get("rejected", 0) for s in steps)
+    planned_any = any(k == "success" or k.startswith(("failed:", "needs_")) for s in steps for k in s["outcomes"])
+    return {"steps": steps, "max_plans_per_s": best if planned_any else None, "answered": answered,
+            "slo_ms": cfg.slo_ms,
+            "note": None if planned_any else "the server answered no planned request (model unavailable?)"}
+
+
+def _assemble(cfg: LoadSuiteConfig, result: dict, peer: list[dict], replay: list[dict], faults: dict,
+              model: dict) -> dict:
+    runs = [*replay, faults, *model["steps"]]
+    top = _pick(replay, cfg.target_qps) or replay[-1]
+    top_peer = _pick(peer, top["offered_qps"])
+    result["summary"] = {
+        "offered_qps": top["offered_qps"],
+        "replay_overhead_p99_ms": top["overhead_ms"]["p99"],
+        "sent": sum(r["sent"] for r in runs),
+        "accounted": sum(r["accounted"] for r in runs),
+        "lost": sum(r["lost"] for r in runs),
+        "model_max_plans_per_s": model["max_plans_per_s"],
+        "replay_achieved_qps": top["throughput_qps"],
+        "replay_total_p99_ms": top["stages_ms"]["total"]["p99"],
+        "replay_client_p99_ms": top["client_ms"]["p99"],
+        "peer_client_p99_ms": top_peer["client_ms"]["p99"] if top_peer else None,
+        "client_p99_vs_peer_ratio": (top["client_ms"]["p99"] / top_peer["client_ms"]["p99"])
+        if top_peer and top["client_ms"]["p99"] and top_peer["client_ms"]["p99"] else None,
+        "fault_run_error_rate": faults["error_rate"],
+        "fault_run_lost": faults["lost"],
+    }
+    result["comparisons"] = [
+        {"name": f"client P99 latency at {r['offered_qps']:g} QPS offered", "metric": "client_p99_ms", "unit": "ms",
+         "baseline": "bare FastAPI echo", "lower_is_better": True,
+         "values": {"bare FastAPI echo": p["client_ms"]["p99"], "tao /v1/run (replay)": r["client_ms"]["p99"]}}
+        for r in replay for p in [_pick(peer, r["offered_qps"])] if p]
+    result["comparisons"].append(
+        {"name": "total P99 (ms), reference design at 1000 QPS on a cluster vs replay here", "metric": "p99_ms",
+         "unit": "ms", "baseline": "reference design (420 ms, not measured here)", "lower_is_better": True,
+         "values": {"reference design (420 ms, not measured here)": 420.0,
+                    f"replay @ {top['offered_qps']:g} QPS": top["stages_ms"]["total"]["p99"]}})
+    result["peer"], result["replay"], result["faults"], result["model"] = peer, replay, faults, model
+    result["plots"] = _plots(peer, replay, faults, model)
+    return result
+
+
+def _plots(peer: list[dict], replay: list[dict], faults: dict, model: dict) -> list[dict]:
+    top = replay[-1]
+    line = lambda runs, key: {"x": [r["offered_qps"] for r in runs], "y": [r[key] for r in runs]}  # noqa: E731
+    return [
+        {"kind": "line", "title": "throughput vs offered load", "xlabel": "offered QPS", "ylabel": "answered QPS",
+         "diagonal": True, "series": {"tao /v1/run replay": line(replay, "throughput_qps"),
+                                      "bare FastAPI echo": line(peer, "throughput_qps"),
+                                      "tao /v1/run model": line(model["steps"], "throughput_qps")}},
+        {"kind": "line", "title": "client P99 latency vs offered load", "xlabel": "offered QPS", "ylabel": "P99 ms",
+         "logy": True, "series": {"tao replay": {"x": [r["offered_qps"] for r in replay],
+                                                 "y": [r["client_ms"]["p99"] for r in replay]},
+                                  "bare echo": {"x": [r["offered_qps"] for r in peer],
+                                                "y": [r["client_ms"]["p99"] for r in peer]}}},
+        {"kind": "cdf", "title": f"replay latency CDF at {top['offered_qps']:g} QPS", "xlabel": "ms", "logx": True,
+         "series": {"client": top["samples"]["client_ms"], "server total": top["samples"]["total_ms"],
+                    "runtime overhead": top["samples"]["overhead_ms"],
+                    "bare echo client": (_pick(peer, top["offered_qps"]) or peer[-1])["samples"]["client_ms"]}},
+        {"kind": "cdf", "title": "per-stage latency CDF, fault run", "xlabel": "ms", "logx": True,
+         "series": {s: faults["samples"][f"{s}_ms"] for s in ("thought", "action", "observation", "total")}},
+    ]
