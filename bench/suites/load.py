@@ -105,11 +105,33 @@ def model_requests(cfg: LoadSuiteConfig) -> list[Request]:
     return out
 
 
+def server_count(base_url: str, endpoint: str = "/v1/run") -> float | None:
+    """Requests the server itself counted for ``endpoint`` (``tao_http_requests_total`` on
+    /metrics, all statuses), or None when the server exposes no such metric."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    try:
+        text = httpx.get(base_url + "/metrics", timeout=10).text
+        total, found = 0.0, False
+        for fam in text_string_to_metric_families(text):
+            if fam.name == "tao_http_requests":
+                for s in fam.samples:
+                    if s.name.endswith("_total") and s.labels.get("endpoint") == endpoint:
+                        total, found = total + s.value, True
+        return total if found else None
+    except (httpx.HTTPError, ValueError):
+        return None
+
+
 def _sweep(url: str, rates: tuple[float, ...], step_s: float, reqs: list[Request], timeout_s: float) -> list[dict]:
     out = []
+    base = url.rsplit("/v1/", 1)[0]
     for qps in rates:
         cfg = LoadConfig(url=url, qps=qps, duration_s=step_s, timeout_s=timeout_s, drain_s=timeout_s)
+        before = server_count(base)
         s = run_load(cfg, reqs)
+        after = server_count(base)
+        s["server_counted"] = (after - before) if before is not None and after is not None else None
         _log(f"{url} @ {qps:g} qps: sent {s['sent']} lost {s['lost']} outcomes {s['outcomes']} "
              f"client p99 {s['client_ms']['p99']} overhead p99 {s['overhead_ms']['p99']}")
         out.append(s)
