@@ -1,0 +1,184 @@
+"""The reference registry's 18 tools as plain functions over :class:`MockData`.
+
+Each handler returns ``(status_code, body)``; write tools also report that they had a side
+effect (the service counts side effects per tool, which the tests read back).
+"""
+from __future__ import annotations
+
+import calendar
+import hashlib
+from datetime import date
+from typing import Any, Callable
+
+from tao.mock_service.data import CITIES, MockData
+
+Result = tuple[int, Any, bool]  # status, body, side effect happened
+Handler = Callable[[MockData, dict[str, Any]], Result]
+
+_LOGISTICS = {"shipped": "In Transit", "in_transit": "In Transit", "delivered": "Delivered"}
+
+
+def _nf(what: str) -> Result:
+    return 404, {"error": "not_found", "message": f"{what} not found"}, False
+
+
+def _bad(msg: str) -> Result:
+    return 400, {"error": "bad_request", "message": msg}, False
+
+
+def _suffix(*parts: Any) -> str:
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:8]
+
+
+def _parse_day(s: str, end: bool) -> date:
+    parts = [int(p) for p in s.split("-")]
+    if len(parts) == 2:
+        y, m = parts
+        return date(y, m, calendar.monthrange(y, m)[1] if end else 1)
+    return date(*parts)
+
+
+def _in_period(created: str, period: str | None) -> bool:
+    if not period:
+        return True
+    lo, _, hi = period.partition("/")
+    day = date.fromisoformat(created[:10])
+    return _parse_day(lo, False) <= day <= _parse_day(hi or lo, True)
+
+
+def find_user(d: MockData, a: dict) -> Result:
+    for u in d.users.values():
+        if (a.get("name") and u["name"] == a["name"]) or (a.get("email") and u["email"] == a["email"]) \
+                or (a.get("phone") and u["phone"] == a["phone"]):
+            return 200, {"user_id": u["user_id"], "name": u["name"]}, False
+    return _nf("user")
+
+
+def get_user_profile(d: MockData, a: dict) -> Result:
+    u = d.users.get(a.get("user_id", ""))
+    return (200, dict(u), False) if u else _nf("user")
+
+
+def update_user_profile(d: MockData, a: dict) -> Result:
+    u = d.users.get(a.get("user_id", ""))
+    if not u:
+        return _nf("user")
+    u[a["field"]] = a["value"]
+    return 200, {"user_id": u["user_id"], "updated": True}, True
+
+
+def list_orders(d: MockData, a: dict) -> Result:
+    uid = a.get("user_id", "")
+    if uid not in d.users:
+        return _nf("user")
+    try:
+        rows = [o for o in d.orders.values() if o["user_id"] == uid and _in_period(o["created_at"], a.get("period"))
+                and (not a.get("status") or o["status"] == a["status"])]
+    except ValueError:
+        return _bad("period must be YYYY-MM[-DD][/YYYY-MM[-DD]]")
+    rows.sort(key=lambda o: o["created_at"], reverse=True)
+    out = [{k: o[k] for k in ("order_id", "status", "amount", "created_at")} for o in rows]
+    return 200, {"orders": out, "count": len(out)}, False
+
+
+def get_order_status(d: MockData, a: dict) -> Result:
+    o = d.orders.get(a.get("order_id", ""))
+    if not o:
+        return _nf("order")
+    return 200, {k: o[k] for k in ("order_id", "status", "updated_at", "amount")}, False
+
+
+def get_logistics(d: MockData, a: dict) -> Result:
+    o = d.orders.get(a.get("order_id", ""))
+    if not o:
+        return _nf("order")
+    status = _LOGISTICS.get(o["status"], "unknown")
+    body = {"order_id": o["order_id"], "carrier": o["carrier"], "tracking_no": o["tracking_no"], "status": status,
+            "location": "上海转运中心" if status == "In Transit" else "", "eta": o["updated_at"]}
+    return 200, body, False
+
+
+def cancel_order(d: MockData, a: dict) -> Result:
+    o = d.orders.get(a.get("order_id", ""))
+    if not o:
+        return _nf("order")
+    if o["status"] in ("shipped", "in_transit", "delivered"):
+        return 409, {"error": "conflict", "message": f"order already {o['status']}"}, False
+    o["status"] = "cancelled"
+    return 200, {"order_id": o["order_id"], "cancelled": True}, True
+
+
+def refund_payment(d: MockData, a: dict) -> Result:
+    o = d.orders.get(a.get("order_id", ""))
+    if not o:
+        return _nf("order")
+    return 200, {"refund_id": "RF" + _suffix(o["order_id"], a.get("amount")), "amount": a.get("amount")}, True
+
+
+def create_invoice(d: MockData, a: dict) -> Result:
+    o = d.orders.get(a.get("order_id", ""))
+    if not o:
+        return _nf("order")
+    iid = f"INV{len(d.invoices) + 1:010d}"
+    d.invoices[iid] = {"invoice_id": iid, "status": "issued", "amount": o["amount"], "title": a.get("title", "")}
+    return 200, {"invoice_id": iid, "amount": o["amount"]}, True
+
+
+def get_invoice(d: MockData, a: dict) -> Result:
+    inv = d.invoices.get(a.get("invoice_id", ""))
+    return (200, dict(inv), False) if inv else _nf("invoice")
+
+
+def submit_expense(d: MockData, a: dict) -> Result:
+    eid = f"EXP{len(d.expenses) + 1:08d}"
+    d.expenses[eid] = {"expense_id": eid, "status": "submitted", "amount": a.get("amount")}
+    return 200, {"expense_id": eid, "status": "submitted"}, True
+
+
+def get_expense_status(d: MockData, a: dict) -> Result:
+    e = d.expenses.get(a.get("expense_id", ""))
+    return (200, dict(e), False) if e else _nf("expense")
+
+
+def get_weather(d: MockData, a: dict) -> Result:
+    city = a.get("city", "")
+    if city not in CITIES and not city.isascii():
+        return _nf("city")
+    h = int(_suffix(city, a.get("date")), 16)
+    cond = ["晴", "多云", "阴", "小雨", "雷阵雨"][h % 5]
+    return 200, {"city": city, "date": a.get("date"), "condition": cond, "temperature_c": 5 + h % 25,
+                 "humidity": f"{40 + h % 50}%", "wind": f"{h % 20} km/h"}, False
+
+
+def find_meeting_room(d: MockData, a: dict) -> Result:
+    rooms = [{"room_id": r["room_id"], "capacity": r["capacity"]} for r in d.rooms
+             if r["capacity"] >= int(a.get("capacity", 1))]
+    return 200, {"rooms": rooms[:3]}, False
+
+
+def book_meeting_room(d: MockData, a: dict) -> Result:
+    if not any(r["room_id"] == a.get("room_id") for r in d.rooms):
+        return _nf("room")
+    return 200, {"booking_id": "BK" + _suffix(a.get("room_id"), a.get("start")), "room_id": a["room_id"]}, True
+
+
+def list_calendar_events(d: MockData, a: dict) -> Result:
+    h = int(_suffix(a.get("date")), 16)
+    events = [{"title": t, "start": f"{a.get('date', '')[:10]} {9 + 2 * k:02d}:00"}
+              for k, t in enumerate(["周会", "需求评审", "1:1"][: h % 4])]
+    return 200, {"events": events, "count": len(events)}, False
+
+
+def create_calendar_event(d: MockData, a: dict) -> Result:
+    return 200, {"event_id": "EV" + _suffix(a.get("title"), a.get("start"))}, True
+
+
+def send_email(d: MockData, a: dict) -> Result:
+    return 200, {"message_id": "MSG" + _suffix(a.get("to"), a.get("subject"))}, True
+
+
+HANDLERS: dict[str, Handler] = {f.__name__: f for f in (
+    find_user, get_user_profile, update_user_profile, list_orders, get_order_status, get_logistics,
+    cancel_order, refund_payment, create_invoice, get_invoice, submit_expense, get_expense_status,
+    get_weather, find_meeting_room, book_meeting_room, list_calendar_events, create_calendar_event, send_email,
+)}

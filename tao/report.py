@@ -1,0 +1,51 @@
+"""The result of one loop run (what ``tao run --json`` prints and ``POST /v1/run`` returns)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from tao.contracts import TrajectoryEvent
+
+
+@dataclass
+class StepRecord:
+    step_id: str
+    tool: str
+    status: str = "pending"  # ok | failed | skipped | needs_user | needs_approval
+    error_type: str | None = None
+    message: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict)  # as resolved (refs, time symbols)
+    extracted: dict[str, Any] = field(default_factory=dict)
+    attempts: int = 0
+    corrections: list[str] = field(default_factory=list)  # "ERROR_TYPE->action"
+    from_fallback: str | None = None
+    tool_used: str | None = None
+    confidence: float | None = None
+    duration_ms: float = 0.0
+    deduplicated: bool = False
+
+
+@dataclass
+class RunReport:
+    trace_id: str
+    thought_id: str | None
+    status: str  # success | failed | needs_user | needs_approval
+    error_type: str | None
+    answer: dict[str, Any]
+    stages_ms: dict[str, float]
+    steps: list[StepRecord]
+    events: list[TrajectoryEvent]
+    message: str = ""
+    plan: dict[str, Any] | None = None
+    required_fields: list[str] = field(default_factory=list)
+    planner: str = ""
+
+    def to_dict(self, *, with_events: bool = False) -> dict[str, Any]:
+        out = {"trace_id": self.trace_id, "thought_id": self.thought_id, "status": self.status,
+               "error_type": self.error_type, "answer": self.answer,
+               "stages_ms": {k: round(v, 3) for k, v in self.stages_ms.items()},
+               "steps": [asdict(s) for s in self.steps], "events": len(self.events), "message": self.message,
+               "plan": self.plan, "required_fields": self.required_fields, "planner": self.planner}
+        if with_events:
+            out["trajectory"] = [e.model_dump(mode="json") for e in self.events]
+        return out

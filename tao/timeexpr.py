@@ -1,0 +1,117 @@
+"""Deterministic resolution of relative time symbols (``"@last_month"``, ``"@tomorrow T15:00"``).
+
+The plan model emits symbols (see :data:`tao.contracts.plan.TIME_SYMBOL_PATTERN`); this module
+turns them into the concrete forms the tool contracts accept, against the session's clock and
+time zone — never the model's arithmetic:
+
+* a day (``@today``, ``@days_ago:3``) → ``"YYYY-MM-DD"``;
+* a range (``@last_month``, ``@this_week``) → ``"YYYY-MM-DD/YYYY-MM-DD"`` (both ends inclusive,
+  ISO weeks start on Monday);
+* a symbol with a time (``@tomorrow T15:00``) or ``@now`` → ``"YYYY-MM-DD HH:MM"`` (a range with a
+  time resolves to its first day at that time).
+"""
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta, timezone
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from tao.contracts.plan import TIME_SYMBOL_PATTERN, SessionState
+
+_SYMBOL = re.compile(TIME_SYMBOL_PATTERN)
+
+
+class TimeSymbolError(ValueError):
+    """A symbol that looks like a time expression but cannot be resolved."""
+
+
+def session_now(session: SessionState | None) -> datetime:
+    """The session's current local time (its ``now`` in its time zone; the server clock if unset)."""
+    tzname = session.timezone if session else "Asia/Shanghai"
+    try:
+        tz = ZoneInfo(tzname)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise TimeSymbolError(f"unknown time zone {tzname!r}") from exc
+    now = session.now if session and session.now else datetime.now(timezone.utc)
+    if now.tzinfo is None:
+        return now.replace(tzinfo=tz)
+    return now.astimezone(tz)
+
+
+def _month_range(year: int, month: int) -> tuple[date, date]:
+    start = date(year, month, 1)
+    nxt = date(year + (month == 12), month % 12 + 1, 1)
+    return start, nxt - timedelta(days=1)
+
+
+def _range(name: str, today: date) -> tuple[date, date]:
+    """(first, last) day of a symbol; a single day has first == last."""
+    if name in ("now", "today"):
+        return today, today
+    simple = {"yesterday": -1, "tomorrow": 1, "day_after_tomorrow": 2}
+    if name in simple:
+        d = today + timedelta(days=simple[name])
+        return d, d
+    if name.startswith("days_ago:"):
+        d = today - timedelta(days=int(name.split(":")[1]))
+        return d, d
+    if name.startswith("in_days:"):
+        d = today + timedelta(days=int(name.split(":")[1]))
+        return d, d
+    monday = today - timedelta(days=today.weekday())
+    weeks = {"this_week": 0, "last_week": -1, "next_week": 1}
+    if name in weeks:
+        start = monday + timedelta(weeks=weeks[name])
+        return start, start + timedelta(days=6)
+    if name == "this_month":
+        return _month_range(today.year, today.month)
+    if name == "last_month":
+        return _month_range(today.year - (today.month == 1), (today.month - 2) % 12 + 1)
+    if name == "next_month":
+        return _month_range(today.year + (today.month == 12), today.month % 12 + 1)
+    if name == "this_year":
+        return date(today.year, 1, 1), date(today.year, 12, 31)
+    if name == "last_year":
+        return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
+    raise TimeSymbolError(f"unknown time symbol @{name}")
+
+
+def is_time_symbol(value: Any) -> bool:
+    return isinstance(value, str) and _SYMBOL.match(value) is not None
+
+
+def resolve_symbol(value: str, session: SessionState | None = None, *, now: datetime | None = None) -> str:
+    """Resolve one symbol string; raises :class:`TimeSymbolError` if it is not a valid symbol."""
+    m = _SYMBOL.match(value)
+    if m is None:
+        raise TimeSymbolError(f"not a time symbol: {value!r}")
+    name, clock = m.group(1), m.group(2)
+    local = now if now is not None else session_now(session)
+    first, last = _range(name, local.date())
+    if clock:
+        hh, mm = clock.strip()[1:].split(":")
+        if int(hh) > 23:
+            raise TimeSymbolError(f"hour out of range in {value!r}")
+        return f"{first.isoformat()} {hh}:{mm}"
+    if name == "now":
+        return local.strftime("%Y-%m-%d %H:%M")
+    if first == last:
+        return first.isoformat()
+    return f"{first.isoformat()}/{last.isoformat()}"
+
+
+def resolve_times(value: Any, session: SessionState | None = None) -> Any:
+    """Resolve every time symbol inside a JSON value (dicts and lists walked recursively)."""
+    now = session_now(session)
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, str) and v.startswith("@") and _SYMBOL.match(v):
+            return resolve_symbol(v, session, now=now)
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        return v
+
+    return walk(value)
