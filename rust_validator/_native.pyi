@@ -2,6 +2,103 @@
 __version__: str
 
 # ---- validator (SchemaValidator, ObservationChecker, check_plan, jsonlogic, check_batch) ----
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, TypedDict
+
+JSONInput = Any  # dict/list/str/int/float/bool/None, or bytes/bytearray/memoryview of JSON text
+
+class ValidationInputError(ValueError):
+    """A rejected document: invalid UTF-8, syntax (incl. NaN/Infinity, lone surrogates), duplicate
+    key, nesting too deep, too large, non-finite/oversized number, unsupported Python type, or the
+    wrong shape (e.g. an action result that is not an object)."""
+
+    pointer: str  # JSON pointer of the offending location ("" = whole document)
+    reason: str
+    kind: Literal["invalid_utf8", "syntax", "duplicate_key", "too_deep", "too_large", "bad_number",
+                  "unsupported", "shape"]
+
+class CompileError(ValueError):
+    """A schema, JsonLogic rule, tool contract or tool registry that does not compile."""
+
+    location: str
+    reason: str
+
+class SchemaErrorDict(TypedDict):
+    path: str
+    keyword: str
+    message: str
+
+class AuditEntryDict(TypedDict):
+    check: str
+    passed: bool
+    detail: str
+
+class ObservationDict(TypedDict):
+    valid: bool
+    error_type: str | None
+    extracted_data: dict[str, Any]
+    confidence_score: float
+    audit_trail: list[AuditEntryDict]
+    details: dict[str, Any]
+
+class PlanErrorDict(TypedDict):
+    path: str
+    code: str
+    message: str
+
+class PlanReportDict(TypedDict):
+    valid: bool
+    errors: list[PlanErrorDict]
+    order: list[str]
+
+THOUGHT_PLAN_SCHEMA: str  # the embedded schemas/thought_plan.json
+
+class SchemaValidator:
+    """A JSON Schema compiled once (drafts 4, 6, 7, 2019-09, 2020-12; ``draft=None`` reads
+    ``$schema``, default 2020-12). ``bytes`` instances are JSON text parsed in Rust; other objects
+    are values (a ``str`` is a JSON string value: use ``is_valid_json`` for JSON text in a str).
+    ``resources`` maps absolute URIs to schemas for ``$ref`` (nothing is fetched)."""
+
+    def __init__(self, schema: JSONInput, *, draft: str | None = None, validate_formats: bool = True,
+                 lenient_datetime: bool = True, resources: dict[str, Any] | None = None,
+                 max_bytes: int = 16777216, max_depth: int = 64, allow_duplicate_keys: bool = False) -> None: ...
+    def is_valid(self, instance: JSONInput) -> bool: ...
+    def is_valid_json(self, text: str | bytes) -> bool: ...
+    def errors(self, instance: JSONInput, *, limit: int = 100) -> list[SchemaErrorDict]: ...
+    def errors_json(self, text: str | bytes, *, limit: int = 100) -> list[SchemaErrorDict]: ...
+
+def jsonlogic(rule: Any, data: Any) -> Any:
+    """Evaluate a JsonLogic rule (datalogic-rs) against data; raises CompileError on a bad rule."""
+
+class ObservationChecker:
+    """Checks ActionResults against one tool contract (a ToolSpec dict or its JSON), compiled once.
+
+    ``expected``: {JSON pointer: [values the plan foresaw]} (consistency check)."""
+
+    def __init__(self, contract: JSONInput, *, expected: dict[str, list[Any]] | None = None,
+                 validate_formats: bool = True, lenient_datetime: bool = True, max_bytes: int = 16777216,
+                 max_depth: int = 64, allow_duplicate_keys: bool = False) -> None: ...
+    @property
+    def tool(self) -> str: ...
+    def check(self, action_result: JSONInput, *, soft: float | None = None) -> ObservationDict:
+        """One ActionResult (bytes/str of JSON, or a dict). Raises ValidationInputError on bad input."""
+    def check_batch(self, items: Iterable[JSONInput], *, soft: float | None = None,
+                    errors: Literal["observe", "raise"] = "observe") -> list[ObservationDict]:
+        """Many ActionResults in parallel (rayon), GIL released; order preserved."""
+
+def check_batch(checker: ObservationChecker, items: Iterable[JSONInput], *, soft: float | None = None,
+                errors: Literal["observe", "raise"] = "observe") -> list[ObservationDict]: ...
+
+class PlanChecker:
+    """ThoughtPlan checks against a tool registry ({name: args JSON Schema} or ToolSpec dicts)."""
+
+    def __init__(self, tools: Mapping[str, Any] | Iterable[Mapping[str, Any]], *, validate_formats: bool = True,
+                 lenient_datetime: bool = True, max_bytes: int = 1048576, max_depth: int = 64,
+                 allow_duplicate_keys: bool = False) -> None: ...
+    @property
+    def tools(self) -> list[str]: ...
+    def check(self, plan: JSONInput) -> PlanReportDict: ...
+
 
 # ---- trees (estimator fast path) ----
 from collections.abc import Iterable, Mapping, Sequence

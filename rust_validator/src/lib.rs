@@ -6,5 +6,16 @@
 /// Tree-ensemble evaluation of XGBoost JSON models (token estimator fast path).
 pub mod trees;
 
+pub mod batch;
+pub mod contract;
+pub mod datetime;
+pub mod error;
+pub mod normalize;
+pub mod observation;
+pub mod parse;
+pub mod plan;
+pub mod rules;
+pub mod schema;
+
 #[cfg(feature = "python")]
 pub mod py;

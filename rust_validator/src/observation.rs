@@ -1,0 +1,284 @@
+//! The observation check: one call runs the hard contract checks (status code, latency bound,
+//! parseable body, response schema, required fields, blacklist, JsonLogic rules), the optional
+//! soft score and the consistency check against what the plan expected, then extracts outputs
+//! and computes the confidence (hard 0.6, soft 0.3, consistency 0.1; any hard failure → 0).
+//!
+//! Without a soft score the soft weight is left out and the rest renormalized:
+//! `confidence = (0.6 + 0.1 * consistency) / 0.7` (so a clean observation scores 1.0 and one the
+//! plan did not foresee scores 0.857).
+use serde_json::{Map, Value};
+
+use crate::contract::Contract;
+use crate::error::{InputError, InputErrorKind};
+use crate::parse::parse_bytes;
+use crate::schema::SchemaError;
+
+/// Error types (the `ErrorType` enum of `tao/contracts/action.py`) an observation can carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorType {
+    ToolTimeout,
+    ToolTransient,
+    ToolClientError,
+    ToolSchemaViolation,
+    ToolMalformedResponse,
+    RuleViolation,
+    RateLimited,
+    ObservationInconsistent,
+    /// Carried over from the action's `error_info` (any ErrorType string).
+    Reported,
+}
+
+impl ErrorType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ToolTimeout => "TOOL_TIMEOUT",
+            Self::ToolTransient => "TOOL_TRANSIENT",
+            Self::ToolClientError => "TOOL_CLIENT_ERROR",
+            Self::ToolSchemaViolation => "TOOL_SCHEMA_VIOLATION",
+            Self::ToolMalformedResponse => "TOOL_MALFORMED_RESPONSE",
+            Self::RuleViolation => "RULE_VIOLATION",
+            Self::RateLimited => "RATE_LIMITED",
+            Self::ObservationInconsistent => "OBSERVATION_INCONSISTENT",
+            Self::Reported => "TOOL_UNKNOWN",
+        }
+    }
+}
+
+/// The error type a disallowed HTTP status means.
+pub fn status_error(code: i64) -> ErrorType {
+    match code {
+        408 | 504 => ErrorType::ToolTimeout,
+        429 => ErrorType::RateLimited,
+        500..=599 => ErrorType::ToolTransient,
+        400..=499 => ErrorType::ToolClientError,
+        _ => ErrorType::ToolSchemaViolation,
+    }
+}
+
+/// One audit-trail entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Audit<'c> {
+    pub check: &'c str,
+    pub passed: bool,
+    pub detail: String,
+}
+
+/// The result of a check (converted to `ObservationResult` by the bindings).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation<'c> {
+    pub valid: bool,
+    pub error_type: Option<ErrorType>,
+    /// The literal error type when carried over from `error_info`.
+    pub reported_error: Option<String>,
+    pub extracted: Vec<(&'c str, Value)>,
+    pub confidence: f64,
+    pub audit: Vec<Audit<'c>>,
+    pub schema_errors: Vec<SchemaError>,
+    pub normalized: Vec<String>,
+    pub missing_extract: Vec<&'c str>,
+}
+
+impl Observation<'_> {
+    pub fn error_type_str(&self) -> Option<&str> {
+        self.reported_error.as_deref().or(self.error_type.map(ErrorType::as_str))
+    }
+}
+
+/// Maximum number of schema errors kept in `details`.
+pub const MAX_SCHEMA_ERRORS: usize = 20;
+
+fn shape(pointer: &str, reason: &str) -> InputError {
+    InputError::new(InputErrorKind::Shape, pointer, reason)
+}
+
+impl Contract {
+    /// Parse ActionResult JSON bytes and check them.
+    pub fn check_bytes(&self, bytes: &[u8], soft: Option<f64>) -> Result<Observation<'_>, InputError> {
+        self.check_value(parse_bytes(bytes, &self.limits)?, soft)
+    }
+
+    /// Check an ActionResult value (taken by value: normalization edits its `parsed_data`).
+    pub fn check_value(&self, action: Value, soft: Option<f64>) -> Result<Observation<'_>, InputError> {
+        let Value::Object(mut action) = action else {
+            return Err(shape("", "an action result must be a JSON object"));
+        };
+        let status = match action.get("status_code") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(v.as_i64().ok_or_else(|| shape("/status_code", "must be an integer or null"))?),
+        };
+        let latency = match action.get("response_time_ms") {
+            None | Some(Value::Null) => 0.0,
+            Some(v) => v.as_f64().ok_or_else(|| shape("/response_time_ms", "must be a number"))?,
+        };
+        let mut data = action.get_mut("parsed_data").map(Value::take).unwrap_or(Value::Null);
+        let mut obs = Observation {
+            valid: true, error_type: None, reported_error: None, extracted: Vec::new(), confidence: 0.0,
+            audit: Vec::with_capacity(6 + self.rules.len()), schema_errors: Vec::new(),
+            normalized: Vec::new(), missing_extract: Vec::new(),
+        };
+        let fail = |obs: &mut Observation<'_>, t: ErrorType| {
+            if obs.valid {
+                obs.valid = false;
+                obs.error_type = Some(t);
+            }
+        };
+
+        // 0. An error the executor already reported: nothing to check against the contract.
+        if let Some(info) = action.get("error_info").filter(|v| !v.is_null()) {
+            let et = info.get("error_type").and_then(Value::as_str).unwrap_or("TOOL_UNKNOWN");
+            let msg = info.get("message").and_then(Value::as_str).unwrap_or("");
+            obs.valid = false;
+            obs.error_type = Some(ErrorType::Reported);
+            obs.reported_error = Some(et.to_owned());
+            obs.audit.push(Audit { check: "error_info", passed: false, detail: format!("{et}: {msg}") });
+            return Ok(obs);
+        }
+
+        // 1. Status code.
+        match status {
+            None => obs.audit.push(Audit { check: "status_code", passed: true, detail: "no status code".into() }),
+            Some(c) if self.allowed_status.contains(&c) => {
+                obs.audit.push(Audit { check: "status_code", passed: true, detail: String::new() })
+            }
+            Some(c) => {
+                fail(&mut obs, status_error(c));
+                let detail = format!("status {c} not in {:?}", self.allowed_status);
+                obs.audit.push(Audit { check: "status_code", passed: false, detail });
+            }
+        }
+
+        // 2. Latency bound.
+        let bound = self.timeout_ms * 1.5;
+        if latency < bound {
+            obs.audit.push(Audit { check: "latency", passed: true, detail: String::new() });
+        } else {
+            fail(&mut obs, ErrorType::ToolTimeout);
+            let detail = format!("{latency} ms >= {bound} ms (1.5 x timeout)");
+            obs.audit.push(Audit { check: "latency", passed: false, detail });
+        }
+
+        // 3. A body that did not parse.
+        let raw_present = matches!(action.get("original_response"), Some(Value::String(s)) if !s.trim().is_empty());
+        if data.is_null() && raw_present {
+            fail(&mut obs, ErrorType::ToolMalformedResponse);
+            let detail = "parsed_data is null but the tool returned a body".to_owned();
+            obs.audit.push(Audit { check: "parse", passed: false, detail });
+        }
+
+        // 4. Normalization (not a check; recorded in details).
+        if !self.normalization.is_empty() {
+            obs.normalized = self.normalization.apply(&mut data);
+        }
+
+        // 5. Response schema.
+        if let Some(schema) = &self.schema {
+            if schema.is_valid(&data) {
+                obs.audit.push(Audit { check: "schema", passed: true, detail: String::new() });
+            } else {
+                fail(&mut obs, ErrorType::ToolSchemaViolation);
+                obs.schema_errors = schema.errors(&data, MAX_SCHEMA_ERRORS);
+                let detail = obs.schema_errors.first().map_or_else(String::new, |e| {
+                    format!("{} error(s); first at '{}': {}", obs.schema_errors.len(), e.path, e.message)
+                });
+                obs.audit.push(Audit { check: "schema", passed: false, detail });
+            }
+        }
+
+        // 6. Required non-null fields.
+        if !self.required.is_empty() {
+            let missing: Vec<&str> = self
+                .required
+                .iter()
+                .filter(|p| data.pointer(p).is_none_or(Value::is_null))
+                .map(String::as_str)
+                .collect();
+            if missing.is_empty() {
+                obs.audit.push(Audit { check: "required_fields", passed: true, detail: String::new() });
+            } else {
+                fail(&mut obs, ErrorType::ToolSchemaViolation);
+                let detail = format!("missing or null: {}", missing.join(", "));
+                obs.audit.push(Audit { check: "required_fields", passed: false, detail });
+            }
+        }
+
+        // 7. Blacklisted values.
+        if !self.blacklist.is_empty() {
+            let hit = self.blacklist.iter().find_map(|(p, bad)| {
+                data.pointer(p).filter(|v| bad.contains(v)).map(|v| format!("{p} = {v}"))
+            });
+            match hit {
+                None => obs.audit.push(Audit { check: "blacklist", passed: true, detail: String::new() }),
+                Some(detail) => {
+                    fail(&mut obs, ErrorType::RuleViolation);
+                    obs.audit.push(Audit { check: "blacklist", passed: false, detail });
+                }
+            }
+        }
+
+        // 8. JsonLogic rules on {"status_code", "response_time_ms", "data"}.
+        if !self.rules.is_empty() {
+            let mut ctx = Map::with_capacity(3);
+            ctx.insert("status_code".into(), status.map_or(Value::Null, Value::from));
+            ctx.insert("response_time_ms".into(), action.remove("response_time_ms").unwrap_or(Value::Null));
+            ctx.insert("data".into(), data);
+            let ctx = Value::Object(ctx);
+            for (rule, check) in self.rules.iter().zip(&self.rule_checks) {
+                match rule.truthy(&ctx) {
+                    Ok(true) => obs.audit.push(Audit { check, passed: true, detail: String::new() }),
+                    Ok(false) => {
+                        fail(&mut obs, ErrorType::RuleViolation);
+                        let detail = if rule.message.is_empty() { "rule is false".into() } else { rule.message.clone() };
+                        obs.audit.push(Audit { check, passed: false, detail });
+                    }
+                    Err(e) => {
+                        fail(&mut obs, ErrorType::RuleViolation);
+                        obs.audit.push(Audit { check, passed: false, detail: format!("rule error: {e}") });
+                    }
+                }
+            }
+            let Value::Object(mut ctx) = ctx else { unreachable!("built as an object") };
+            data = ctx.swap_remove("data").unwrap_or(Value::Null);
+        }
+        let hard_ok = obs.valid;
+
+        // 9. Consistency with what the plan expected.
+        let mut consistent = true;
+        if !self.expected.is_empty() {
+            let off = self.expected.iter().find_map(|(p, allowed)| match data.pointer(p) {
+                Some(v) if allowed.contains(v) => None,
+                Some(v) => Some(format!("{p} = {v} not in {}", Value::Array(allowed.clone()))),
+                None => Some(format!("{p} is missing")),
+            });
+            match off {
+                None => obs.audit.push(Audit { check: "consistency", passed: true, detail: String::new() }),
+                Some(detail) => {
+                    consistent = false;
+                    fail(&mut obs, ErrorType::ObservationInconsistent);
+                    obs.audit.push(Audit { check: "consistency", passed: false, detail });
+                }
+            }
+        }
+
+        // 10. Confidence and extraction (never from a hard failure).
+        let cons = if consistent { 1.0 } else { 0.0 };
+        obs.confidence = if !hard_ok {
+            0.0
+        } else {
+            match soft {
+                Some(s) => 0.6 + 0.3 * s.clamp(0.0, 1.0) + 0.1 * cons,
+                None => (0.6 + 0.1 * cons) / 0.7,
+            }
+        };
+        obs.confidence = obs.confidence.clamp(0.0, 1.0);
+        if hard_ok {
+            obs.extracted.reserve(self.extract.len());
+            for (out, p) in &self.extract {
+                match data.pointer(p) {
+                    Some(v) => obs.extracted.push((out.as_str(), v.clone())),
+                    None => obs.missing_extract.push(out.as_str()),
+                }
+            }
+        }
+        Ok(obs)
+    }
+}

@@ -1,0 +1,73 @@
+//! JsonLogic rules on `datalogic-rs` (a conformant engine), compiled once per contract.
+use std::cell::RefCell;
+use std::sync::LazyLock;
+
+use datalogic_rs::bumpalo::Bump;
+use datalogic_rs::{Engine, Logic};
+use serde_json::Value;
+
+use crate::error::BuildError;
+
+static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::new);
+
+thread_local! {
+    /// One evaluation arena per thread, reset after each rule (no allocation in steady state).
+    static ARENA: RefCell<Bump> = RefCell::new(Bump::with_capacity(4096));
+}
+
+/// A named JsonLogic rule that must evaluate truthy.
+pub struct Rule {
+    pub name: String,
+    pub message: String,
+    logic: Logic,
+}
+
+impl Rule {
+    /// Compile `logic`; `location` names it in the error (e.g. `observation_rules/0`).
+    pub fn compile(name: &str, logic: &Value, message: &str, location: &str) -> Result<Self, BuildError> {
+        let logic = ENGINE.compile(logic).map_err(|e| BuildError::new(location, e.to_string()))?;
+        Ok(Self { name: name.to_owned(), message: message.to_owned(), logic })
+    }
+
+    /// Evaluate against `data` and apply JsonLogic truthiness.
+    pub fn truthy(&self, data: &Value) -> Result<bool, String> {
+        ARENA.with(|cell| {
+            let mut arena = cell.borrow_mut();
+            let out = match ENGINE.evaluate(&self.logic, data, &arena) {
+                Ok(v) => Ok(ENGINE.truthy(v)),
+                Err(e) => Err(e.to_string()),
+            };
+            arena.reset();
+            out
+        })
+    }
+}
+
+/// Evaluate one JsonLogic `rule` against `data` (one-shot; compiles the rule every call).
+pub fn jsonlogic(rule: &Value, data: &Value) -> Result<Value, BuildError> {
+    ENGINE.eval_into::<Value, _, _>(rule, data).map_err(|e| BuildError::new("jsonlogic", e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn evaluates_rules() {
+        let rule = json!({"!": {"in": [{"var": "data.status"}, ["unknown", "error"]]}});
+        let r = Rule::compile("not_error", &rule, "", "rules/0").unwrap();
+        assert!(r.truthy(&json!({"data": {"status": "paid"}})).unwrap());
+        assert!(!r.truthy(&json!({"data": {"status": "error"}})).unwrap());
+        assert_eq!(jsonlogic(&json!({"+": [1, 2]}), &json!({})).unwrap(), json!(3));
+        assert_eq!(jsonlogic(&json!({"var": "a.b"}), &json!({"a": {"b": [1]}})).unwrap(), json!([1]));
+    }
+
+    #[test]
+    fn unknown_operator_is_an_error() {
+        match Rule::compile("x", &json!({"no_such_op": [1]}), "", "rules/0") {
+            Err(_) => {}
+            Ok(r) => assert!(r.truthy(&json!({})).is_err()),
+        }
+    }
+}
