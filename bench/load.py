@@ -96,24 +96,37 @@ class Record:
     done_at: float = 0.0
     stages: dict[str, float] | None = None
     tool_ms: float | None = None
+    tool_source: str | None = None
     trace_id: str | None = None
 
 
-def tool_time_ms(body: dict[str, Any]) -> float | None:
-    """Σ tool-call time of a /v1/run answer: each step's ``response_time_ms`` (the executor's
-    measure of waiting on the tool, retries included) — None when the body carries no steps."""
+def tool_time_ms(body: dict[str, Any]) -> tuple[float | None, str | None]:
+    """Σ time a /v1/run answer spent waiting on tool calls, and where that number came from:
+
+    * ``steps``: each step's ``response_time_ms`` (or ``action.response_time_ms``) when present;
+    * ``trajectory``: Σ ``duration_ms`` of the ``tool_end`` events (the executor's HTTP round
+      trip of each call) when the body carries its trajectory;
+    * ``action_stage``: ``stages_ms.action`` (time inside the executor, its own checks included)
+      as the last resort — an upper bound on tool time, so overhead from it is a lower bound.
+    """
     steps = body.get("steps")
-    if not isinstance(steps, list):
-        return None
-    total = 0.0
-    for s in steps:
-        if not isinstance(s, dict):
-            continue
-        action = s.get("action") if isinstance(s.get("action"), dict) else s
-        v = action.get("response_time_ms")
-        if isinstance(v, (int, float)):
-            total += float(v)
-    return total
+    if isinstance(steps, list) and steps:
+        vals = []
+        for s in steps:
+            a = s.get("action") if isinstance(s, dict) and isinstance(s.get("action"), dict) else s
+            v = a.get("response_time_ms") if isinstance(a, dict) else None
+            if isinstance(v, (int, float)):
+                vals.append(float(v))
+        if vals:
+            return sum(vals), "steps"
+    traj = body.get("trajectory")
+    if isinstance(traj, list):
+        return sum(float(e.get("duration_ms") or 0.0) for e in traj
+                   if isinstance(e, dict) and e.get("kind") == "tool_end"), "trajectory"
+    st = body.get("stages_ms")
+    if isinstance(st, dict) and isinstance(st.get("action"), (int, float)):
+        return float(st["action"]), "action_stage"
+    return None, None
 
 
 def classify_body(status: int, raw: bytes) -> tuple[str, dict[str, Any] | None]:
@@ -148,7 +161,7 @@ async def _one(session: aiohttp.ClientSession, cfg: LoadConfig, req: Request, re
             st = body.get("stages_ms")
             if isinstance(st, dict):
                 rec.stages = {k: float(v) for k, v in st.items() if isinstance(v, (int, float))}
-            rec.tool_ms = tool_time_ms(body)
+            rec.tool_ms, rec.tool_source = tool_time_ms(body)
             rec.trace_id = body.get("trace_id")
     except asyncio.CancelledError:
         rec.category = "transport:cancelled"
@@ -248,6 +261,7 @@ def summarize(cfg: LoadConfig, records: list[Record], *, samples: int = 1500) ->
         "client_success_ms": latency_summary((r.done_at - r.scheduled) * 1e3 for r in ok),
         "stages_ms": {s: latency_summary(v) for s, v in stages.items()},
         "overhead_ms": latency_summary(overhead),
+        "tool_time_source": dict(Counter(r.tool_source for r in answered if r.tool_source)),
         "samples": {"client_ms": downsample(client_ms, samples), "overhead_ms": downsample(overhead, samples),
                     **{f"{s}_ms": downsample(v, samples) for s, v in stages.items()}},
     }

@@ -30,7 +30,7 @@ import orjson
 
 from bench.load import LoadConfig, Request, run_load
 from bench.plans import PlanGenConfig, PlanGenerator, broken_dependency, entity_literals
-from bench.stack import Service
+from bench.stack import Service, ServiceError
 
 JSON = {"content-type": "application/json"}
 
@@ -144,11 +144,10 @@ def _mock_config(mock: Service, **upd: Any) -> None:
 
 
 def _serve(mock: Service, cfg: LoadSuiteConfig, model: bool) -> Service:
-    args = ["-m", "tao", "serve", "--port", "{port}", *cfg.serve_args]
-    env = {"TAO_TOOLS_URL": mock.base_url}
+    args = ["-m", "tao", "serve", "--port", "{port}", "--log-level", "warning", *cfg.serve_args]
     if not model:
-        env["TAO_LOAD_MODEL"] = "0"
-    return Service("tao-serve", args, env=env, ready_timeout_s=180.0)
+        args.append("--no-model")
+    return Service("tao-serve", args, env={"TAO_TOOLS_URL": mock.base_url}, ready_timeout_s=180.0)
 
 
 def _pick(sweep: list[dict], qps: float) -> dict | None:
@@ -174,7 +173,12 @@ def run(quick: bool = False, cfg: LoadSuiteConfig | None = None) -> dict:
             faults = _sweep(url, (cfg.fault_qps,), cfg.fault_s, faulty, cfg.client_timeout_s)[0]
             faults["mock_stats"] = httpx.get(mock.base_url + "/_stats", timeout=10).json()
             _mock_config(mock, timeout_rate=0.0, malformed_rate=0.0)
-        model = _model_phase(mock, cfg)
+        try:
+            model = _model_phase(mock, cfg)
+        except ServiceError as exc:  # no usable plan model: recorded, the replay results still stand
+            _log(f"model phase: server with the plan model did not start: {exc}")
+            model = {"steps": [], "max_plans_per_s": None, "slo_ms": cfg.slo_ms,
+                     "note": f"tao serve with the plan model did not start: {str(exc)[-500:]}"}
     return _assemble(cfg, result, peer, replay, faults, model)
 
 
@@ -228,14 +232,20 @@ def _assemble(cfg: LoadSuiteConfig, result: dict, peer: list[dict], replay: list
          "baseline": "bare FastAPI echo", "lower_is_better": True,
          "values": {"bare FastAPI echo": p["client_ms"]["p99"], "tao /v1/run (replay)": r["client_ms"]["p99"]}}
         for r in replay for p in [_pick(peer, r["offered_qps"])] if p]
-    result["comparisons"].append(
-        {"name": "total P99 (ms), reference design at 1000 QPS on a cluster vs replay here", "metric": "p99_ms",
-         "unit": "ms", "baseline": "reference design (420 ms, not measured here)", "lower_is_better": True,
-         "values": {"reference design (420 ms, not measured here)": 420.0,
-                    f"replay @ {top['offered_qps']:g} QPS": top["stages_ms"]["total"]["p99"]}})
+    result["notes"] = ([f"model phase: {model['note']}"] if model.get("note") else []) + [
+        "Context, not a same-run comparison: the design this project comes from reports total P99 420 ms "
+        "(thought 120 + action 220 + observation 80) and 0.17% errors at 1000 QPS on a cluster.",
+        f"Replay total P99 here at {top['offered_qps']:g} QPS offered: {_ms(top['stages_ms']['total']['p99'])}; "
+        f"runtime overhead P99 (total − tool time): {_ms(top['overhead_ms']['p99'])} (moonshot target ≤ 5 ms).",
+        "Client, server and mock tools share this machine's cores; the client's own lateness is in send_lag_ms.",
+    ]
     result["peer"], result["replay"], result["faults"], result["model"] = peer, replay, faults, model
     result["plots"] = _plots(peer, replay, faults, model)
     return result
+
+
+def _ms(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.2f} ms"
 
 
 def _plots(peer: list[dict], replay: list[dict], faults: dict, model: dict) -> list[dict]:
@@ -243,11 +253,11 @@ def _plots(peer: list[dict], replay: list[dict], faults: dict, model: dict) -> l
     line = lambda runs, key: {"x": [r["offered_qps"] for r in runs], "y": [r[key] for r in runs]}  # noqa: E731
     return [
         {"kind": "line", "title": "throughput vs offered load", "xlabel": "offered QPS", "ylabel": "answered QPS",
-         "diagonal": True, "series": {"tao /v1/run replay": line(replay, "throughput_qps"),
+         "diagonal": True, "logx": True, "logy": True, "series": {"tao /v1/run replay": line(replay, "throughput_qps"),
                                       "bare FastAPI echo": line(peer, "throughput_qps"),
                                       "tao /v1/run model": line(model["steps"], "throughput_qps")}},
         {"kind": "line", "title": "client P99 latency vs offered load", "xlabel": "offered QPS", "ylabel": "P99 ms",
-         "logy": True, "series": {"tao replay": {"x": [r["offered_qps"] for r in replay],
+         "logx": True, "logy": True, "series": {"tao replay": {"x": [r["offered_qps"] for r in replay],
                                                  "y": [r["client_ms"]["p99"] for r in replay]},
                                   "bare echo": {"x": [r["offered_qps"] for r in peer],
                                                 "y": [r["client_ms"]["p99"] for r in peer]}}},

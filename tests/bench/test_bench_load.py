@@ -92,7 +92,12 @@ def test_only_loopback_and_positive_rates():
 def test_classify_body_covers_every_shape():
     ok = orjson.dumps({"status": "success", "steps": [{"response_time_ms": 1.5}, {"action": {"response_time_ms": 2}}]})
     assert classify_body(200, ok)[0] == "success"
-    assert tool_time_ms(orjson.loads(ok)) == 3.5
+    assert tool_time_ms(orjson.loads(ok)) == (3.5, "steps")
+    traj = {"trajectory": [{"kind": "tool_end", "duration_ms": 2.0}, {"kind": "observation", "duration_ms": 9},
+                           {"kind": "tool_end", "duration_ms": 1.25}], "stages_ms": {"action": 7.0}}
+    assert tool_time_ms(traj) == (3.25, "trajectory")
+    assert tool_time_ms({"steps": [{"duration_ms": 3}], "stages_ms": {"action": 7.0}}) == (7.0, "action_stage")
+    assert tool_time_ms({}) == (None, None)
     assert classify_body(200, b'{"status":"failed","error_type":"TOOL_TIMEOUT"}')[0] == "failed:TOOL_TIMEOUT"
     assert classify_body(200, b'{"status":"needs_approval"}')[0] == "needs_approval"
     assert classify_body(200, b"not json")[0] == "bad_body"
