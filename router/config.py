@@ -1,6 +1,7 @@
 """Typed router configuration and the one function that assembles a :class:`Router` from it."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +27,37 @@ class RouterConfig:
     policy: str = "default"
     latency_bound_s: float | None = None
     cooldown: CooldownConfig = field(default_factory=CooldownConfig)
+    upstream_timeout_s: float = 30.0  # per attempt, gateway only
+    max_attempts: int = 3  # gateway: first choice + fallbacks
+
+    @classmethod
+    def from_env(cls, **overrides) -> "RouterConfig":
+        """Defaults, then ``TAO_ROUTER_*`` variables, then explicit non-None overrides.
+
+        TAO_ROUTER_CONFIG (profiles file), TAO_REDIS_URL, TAO_ROUTER_CAPACITY (token*s, "none"
+        disables admission), TAO_ROUTER_WINDOW_S, TAO_ROUTER_REPLICAS, TAO_ROUTER_PER_TENANT (0/1),
+        TAO_ROUTER_POLICY, TAO_ROUTER_LATENCY_BOUND_S, TAO_UPSTREAM_TIMEOUT_S, TAO_ROUTER_MAX_ATTEMPTS.
+        """
+        env, cfg = os.environ, cls()
+        if env.get("TAO_ROUTER_CONFIG"):
+            cfg.profiles_path = Path(env["TAO_ROUTER_CONFIG"])
+        cfg.redis_url = env.get("TAO_REDIS_URL") or None
+        cap = env.get("TAO_ROUTER_CAPACITY")
+        if cap:
+            cfg.capacity_token_s = None if cap.lower() == "none" else float(cap)
+        for name, key, conv in (("window_s", "TAO_ROUTER_WINDOW_S", float), ("replicas", "TAO_ROUTER_REPLICAS", int),
+                                ("policy", "TAO_ROUTER_POLICY", str),
+                                ("latency_bound_s", "TAO_ROUTER_LATENCY_BOUND_S", float),
+                                ("upstream_timeout_s", "TAO_UPSTREAM_TIMEOUT_S", float),
+                                ("max_attempts", "TAO_ROUTER_MAX_ATTEMPTS", int)):
+            if env.get(key):
+                setattr(cfg, name, conv(env[key]))
+        if env.get("TAO_ROUTER_PER_TENANT"):
+            cfg.per_tenant = env["TAO_ROUTER_PER_TENANT"] not in ("0", "false", "no")
+        for k, v in overrides.items():
+            if v is not None:
+                setattr(cfg, k, v)
+        return cfg
 
 
 def build_router(config: RouterConfig | None = None, *, estimator: Estimator | None = None) -> Router:

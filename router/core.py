@@ -101,6 +101,18 @@ class Router:
             b = self._buckets.setdefault(key, self._bucket_factory(key))
         return b
 
+    def buckets(self) -> dict[str, Bucket]:
+        """The buckets made so far, by tenant key."""
+        return dict(self._buckets)
+
+    async def aclose(self) -> None:
+        """Close the buckets' connections (Redis clients); call on shutdown."""
+        for b in list(self._buckets.values()):
+            if hasattr(b, "aclose"):
+                await b.aclose()
+            if hasattr(b, "close"):
+                b.close()
+
     # ----- planning (no I/O) ---------------------------------------------------------------
     def _candidates(self, request: dict[str, Any], ctx: RouteContext) -> tuple[list[ModelProfile], str]:
         name = request.get("model") or ""

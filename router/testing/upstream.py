@@ -92,10 +92,10 @@ class Upstream:
 class ServerThread:
     """Run an ASGI app under uvicorn in a background thread on 127.0.0.1 (free port)."""
 
-    def __init__(self, app, port: int | None = None) -> None:
+    def __init__(self, app, port: int | None = None, *, lifespan: str = "off") -> None:
         self.port = port or free_port()
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                                    lifespan="off", access_log=False))
+                                                    lifespan=lifespan, access_log=False))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     @property

@@ -8,7 +8,7 @@ import time
 import pytest
 import redis
 from redis.crc import key_slot
-from prometheus_client import REGISTRY
+from router.metrics import REGISTRY
 
 from router.bucket import BucketConfig
 from router.redis_bucket import RedisBucket, RedisBucketConfig

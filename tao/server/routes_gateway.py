@@ -1,0 +1,205 @@
+"""OpenAI-compatible gateway: ``POST /v1/chat/completions`` (plain and streaming), ``GET /v1/models``
+and ``GET /v1/router/status``.
+
+Per request: estimate → token-second admission (429 + ``Retry-After`` when the bucket says
+wait) → pick a model → forward with httpx → read ``usage`` → ``Router.record``. Upstream 429,
+5xx, timeouts and connection errors cool the model down and the next model of the chain is
+tried (at most ``RouterConfig.max_attempts``); a streaming response is committed to its model
+once the first byte is sent.
+"""
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import time
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.responses import Response, StreamingResponse
+
+from router import Decision, Router, RouterConfig, RouterError, build_router
+from router.forward import Forwarder, UpstreamReply
+from router.metrics import UPSTREAM_TOKENS
+from tao.server.config import ServerConfig
+from tao.server.errors import ApiError
+
+ROUTER_HINTS = ("task_type", "memory", "tool_results", "max_latency_s")
+
+
+@dataclass
+class GatewayState:
+    router: Router
+    forwarder: Forwarder
+    config: RouterConfig
+    inflight: dict[str, int] = field(default_factory=dict)
+
+
+def _retry_header(seconds: float) -> dict[str, str]:
+    return {"Retry-After": str(max(1, math.ceil(seconds))) if math.isfinite(seconds) else "60"}
+
+
+def _parse_body(raw: bytes) -> dict[str, Any]:
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(400, "malformed_json", f"request body is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "invalid_request", "request body must be a JSON object")
+    if not isinstance(body.get("stream", False), bool):
+        raise ApiError(400, "invalid_request", "'stream' must be a boolean", field="/stream")
+    return body
+
+
+def _upstream_body(body: dict[str, Any], decision: Decision, state: GatewayState) -> dict[str, Any]:
+    out = {k: v for k, v in body.items() if k not in ROUTER_HINTS}
+    profile = state.router.profiles[decision.model]
+    out["model"] = profile.upstream_model or profile.name
+    if out.get("stream"):
+        out["stream_options"] = {**(out.get("stream_options") or {}), "include_usage": True}
+    return out
+
+
+def _usage_numbers(usage: Any, decision: Decision, fallback_out: float) -> tuple[float, float]:
+    """(total tokens, output tokens) from an OpenAI ``usage`` object, else from what we saw."""
+    if isinstance(usage, dict):
+        out = float(usage.get("completion_tokens") or 0)
+        total = float(usage.get("total_tokens") or (float(usage.get("prompt_tokens") or 0) + out))
+        return total, out
+    return decision.input_tokens + fallback_out, fallback_out
+
+
+def _route_headers(decision: Decision) -> dict[str, str]:
+    return {"x-tao-model": decision.model or "", "x-tao-route-reason": decision.reason,
+            "x-tao-predicted-tokens": str(int(decision.predicted_tokens))}
+
+
+async def _decide(state: GatewayState, body: dict, tenant: str, tried: set[str]) -> Decision:
+    try:
+        return await state.router.aroute(body, tenant=tenant, exclude=tried)
+    except RouterError as exc:
+        raise ApiError(exc.status, exc.type, exc.message, field=exc.field) from None
+
+
+async def _stream(state: GatewayState, decision: Decision, reply: UpstreamReply, t0: float):
+    resp = reply.response
+    usage, chunks, status = None, 0, "ok"
+    try:
+        async for line in resp.aiter_lines():
+            yield (line + "\n").encode()
+            if line.startswith("data:") and not line.startswith("data: [DONE]"):
+                if '"usage"' in line:
+                    try:
+                        usage = orjson.loads(line[5:]).get("usage") or usage
+                    except (orjson.JSONDecodeError, AttributeError):
+                        pass
+                chunks += 1
+    except httpx.TimeoutException:
+        status = "timeout"
+    except httpx.HTTPError:
+        status = "server_error"
+    finally:
+        await asyncio.shield(_finish_stream(state, decision, resp, usage, chunks, status, t0))
+
+
+async def _finish_stream(state, decision, resp, usage, chunks, status, t0) -> None:
+    await resp.aclose()
+    state.inflight[decision.model] -= 1
+    total, out = _usage_numbers(usage, decision, max(0, chunks - 2))
+    await state.router.arecord(decision, total, time.perf_counter() - t0, status, output_tokens=out)
+    UPSTREAM_TOKENS.labels(decision.model, "completion").inc(out)
+
+
+async def chat_completions(request: Request) -> Response:
+    state: GatewayState = request.app.state.gateway
+    body = _parse_body(await request.body())
+    tenant = getattr(request.state, "tenant", None) or request.headers.get("x-tenant-id") or "default"
+    request_id = getattr(request.state, "request_id", None) or request.headers.get("x-request-id")
+    tried: set[str] = set()
+    errors: list[str] = []
+    for _ in range(max(1, state.config.max_attempts)):
+        decision = await _decide(state, body, tenant, tried)
+        if decision.model is None:
+            break
+        if not decision.admitted:
+            raise ApiError(429, "rate_limited", f"token-second budget exhausted; retry in "
+                           f"{decision.retry_after_s:.2f}s", headers=_retry_header(decision.retry_after_s),
+                           extra={"retry_after_s": round(decision.retry_after_s, 3), "model": decision.model})
+        profile = state.router.profiles[decision.model]
+        if state.inflight.get(profile.name, 0) >= profile.concurrency:
+            await state.router.arecord(decision, 0, 0, "skipped")  # refund; try the next model
+            tried.add(profile.name)
+            errors.append(f"{profile.name}: concurrency limit {profile.concurrency}")
+            continue
+        state.inflight[profile.name] = state.inflight.get(profile.name, 0) + 1
+        t0 = time.perf_counter()
+        stream = bool(body.get("stream"))
+        reply = await state.forwarder.send(profile, _upstream_body(body, decision, state), stream=stream,
+                                           request_id=request_id)
+        if reply.status == "ok" and stream:
+            return StreamingResponse(_stream(state, decision, reply, t0), media_type="text/event-stream",
+                                     headers=_route_headers(decision))
+        state.inflight[profile.name] -= 1
+        if reply.status == "ok":
+            total, out = _usage_numbers((reply.data or {}).get("usage"), decision, decision.output_tokens)
+            await state.router.arecord(decision, total, reply.seconds, "ok", output_tokens=out)
+            UPSTREAM_TOKENS.labels(profile.name, "completion").inc(out)
+            return Response(reply.body, media_type="application/json", headers=_route_headers(decision))
+        await state.router.arecord(decision, 0, reply.seconds, reply.status, retry_after_s=reply.retry_after_s)
+        if reply.status == "client_error":  # the upstream rejected the request itself: no fallback
+            msg = ((reply.data or {}).get("error") or {}).get("message") if isinstance(
+                (reply.data or {}).get("error"), dict) else None
+            raise ApiError(reply.http_status, "upstream_rejected", msg or reply.error,
+                           extra={"model": profile.name})
+        tried.add(profile.name)
+        errors.append(f"{profile.name}: {reply.error}")
+    if errors:
+        raise ApiError(502, "upstream_unavailable", "all tried models failed: " + "; ".join(errors),
+                       extra={"tried": sorted(tried)})
+    wait = decision.retry_after_s
+    raise ApiError(503, "no_model_available", "every fitting model is cooling down after upstream errors",
+                   headers=_retry_header(wait))
+
+
+def register(app: FastAPI, config: ServerConfig) -> None:
+    """Build the router from ``config`` (+ ``TAO_ROUTER_*``) and add the gateway routes."""
+    rcfg = RouterConfig.from_env(profiles_path=config.router_config, redis_url=config.redis_url)
+    if not os.environ.get("TAO_UPSTREAM_TIMEOUT_S"):
+        rcfg.upstream_timeout_s = config.request_timeout_s
+    state = GatewayState(build_router(rcfg), Forwarder(rcfg.upstream_timeout_s), rcfg)
+    app.state.gateway = state
+
+    previous = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(app_: FastAPI):
+        async with previous(app_) as inner:
+            yield inner
+        await app_.state.gateway.forwarder.aclose()
+        await app_.state.gateway.router.aclose()
+
+    app.router.lifespan_context = lifespan
+    app.add_api_route("/v1/chat/completions", chat_completions, methods=["POST"], tags=["gateway"],
+                      summary="OpenAI-compatible chat completions, routed and admitted by token-seconds")
+
+    async def list_models(request: Request) -> Response:
+        router = request.app.state.gateway.router
+        data = [{"id": p.name, "object": "model", "created": 0, "owned_by": "tao-router", "profile": p.to_dict()}
+                for p in router.profiles.values()]
+        return Response(orjson.dumps({"object": "list", "data": data}), media_type="application/json")
+
+    async def router_status(request: Request) -> Response:
+        router = request.app.state.gateway.router
+        buckets = {t: {"degraded": bool(getattr(b, "degraded", False)), "capacity": b.config.capacity,
+                       "window_s": b.config.window_s} for t, b in router.buckets().items()}
+        return Response(orjson.dumps({"cooldowns": router.cooldowns.snapshot(), "buckets": buckets,
+                                      "inflight": request.app.state.gateway.inflight}),
+                        media_type="application/json")
+
+    app.add_api_route("/v1/models", list_models, methods=["GET"], tags=["gateway"], summary="routable model profiles")
+    app.add_api_route("/v1/router/status", router_status, methods=["GET"], tags=["gateway"],
+                      summary="cooldowns, bucket degraded flags, in-flight counts")
