@@ -77,7 +77,7 @@ _UNIT = re.compile(r"^\s*(-?[0-9]+(?:\.[0-9]+)?)\s*[^0-9\s]*.*$")
 class PyObservationChecker:
     """Pure-Python stand-in for ``rust_validator.ObservationChecker`` (same result dict)."""
 
-    def __init__(self, contract: dict[str, Any], expected: dict[str, Any] | None = None) -> None:
+    def __init__(self, contract: dict[str, Any], *, expected: dict[str, Any] | None = None) -> None:
         self.spec = ToolSpec.model_validate(contract)
         self.expected = expected or {}
         self.schema = jsonschema_rs.validator_for(self.spec.response_schema) if self.spec.response_schema else None
@@ -159,11 +159,15 @@ class Observer:
         if c is None:
             contract = spec.model_dump(mode="json")
             cls = _RustChecker if self.backend == "rust" else PyObservationChecker
-            c = self._checkers[key] = cls(contract, expected) if expected else cls(contract)
+            c = self._checkers[key] = cls(contract, expected=expected) if expected else cls(contract)
         return c
 
     def observe(self, spec: ToolSpec, result: ActionResult, expected: dict[str, Any] | None = None) -> ObservationResult:
-        raw = self._checker(spec, expected).check(result.model_dump(mode="json"))
+        try:
+            raw = self._checker(spec, expected).check(result.model_dump(mode="json"))
+        except ValueError as exc:  # rust ValidationInputError: a result the checker refuses to read
+            return ObservationResult(valid=False, error_type=ErrorType.TOOL_MALFORMED_RESPONSE, confidence_score=0.0,
+                                     details={"reason": str(exc)[:200], "backend": self.backend})
         if raw.get("error_type") is None and not raw.get("valid"):
             raw["error_type"] = ErrorType.TOOL_SCHEMA_VIOLATION.value
         return ObservationResult.model_validate(raw)

@@ -1,0 +1,146 @@
+"""``POST /v1/run`` (the whole TAO loop over HTTP) and ``GET /v1/tools`` (the tool contracts).
+
+Request: ``{"request": str, "session": SessionState?, "plan": ThoughtPlan?, "approve": [tool]?}``.
+With ``plan`` the model is skipped (plan replay, used by the load tester to isolate runtime
+overhead); without it the server's plan engine plans. Response 200 (whatever the run's outcome):
+``{"trace_id", "thought_id", "status", "error_type", "answer", "stages_ms", "steps", "events", ...}``.
+Tools are called at ``TAO_TOOLS_URL``; when unset the mock service is started in-process on a
+free loopback port. ``X-Mock-*`` request headers are forwarded to the tool calls (fault
+injection per request). Sessions with a ``session_id`` are snapshotted between turns (Redis when
+``TAO_REDIS_URL`` is set, else in-process).
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from tao.contracts import SessionState
+from tao.server.config import ServerConfig
+from tao.server.errors import ApiError
+
+MAX_REQUEST_CHARS = 4000
+
+
+class RunBody(BaseModel):
+    """Body of ``POST /v1/run``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request: str = Field(min_length=1, max_length=MAX_REQUEST_CHARS, description="the user's request")
+    session: SessionState | None = None
+    plan: dict[str, Any] | None = Field(default=None, description="a ThoughtPlan to replay (skips the model)")
+    approve: list[str] = Field(default_factory=list, max_length=64, description="tools approved for this run")
+
+
+class RunHolder:
+    """The shared runtime (registry, executor, breakers, idempotency records), created lazily in
+    the server's event loop and closed at shutdown."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.runtime = None
+        self._lock = asyncio.Lock()
+
+    async def get(self):
+        if self.runtime is None:
+            async with self._lock:
+                if self.runtime is None:
+                    from tao.runtime import Runtime, RuntimeConfig
+
+                    path = self.config.extra.get("trajectory_path") or os.environ.get("TAO_TRAJECTORY_PATH")
+                    store = self._store()
+                    self.runtime = await asyncio.to_thread(
+                        Runtime, RuntimeConfig(tools_url=self.config.tools_url,
+                                               trajectory_path=Path(path) if path else None),
+                        session_store=store)
+        return self.runtime
+
+    def _store(self):
+        from tao.session import MemorySessionStore, RedisSessionStore
+
+        if self.config.redis_url:
+            return RedisSessionStore.from_url(self.config.redis_url)
+        return MemorySessionStore()
+
+    async def aclose(self) -> None:
+        if self.runtime is not None:
+            await self.runtime.aclose()
+            self.runtime = None
+
+
+def _parse(raw: bytes) -> RunBody:
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(400, "malformed_json", f"request body is not valid JSON: {exc}") from None
+    from pydantic import ValidationError
+
+    try:
+        body = RunBody.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = "/" + "/".join(str(p) for p in first.get("loc", ()))
+        raise ApiError(422, "invalid_request", str(first.get("msg", "invalid request")), field=loc) from None
+    if not body.request.strip():
+        raise ApiError(422, "invalid_request", "request is blank", field="/request")
+    return body
+
+
+def _engine(app: FastAPI) -> Any:
+    holder = getattr(app.state, "plan_engine", None)
+    return getattr(holder, "engine", None)
+
+
+def register(app: FastAPI, config: ServerConfig) -> None:
+    holder = RunHolder(config)
+    app.state.run_holder = holder
+    prev = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(app_: FastAPI):
+        async with prev(app_) as state:
+            yield state
+        await holder.aclose()
+
+    app.router.lifespan_context = lifespan
+
+    @app.post("/v1/run", tags=["run"], summary="run the whole TAO loop (plan or replayed plan → tools → checks)",
+              openapi_extra={"requestBody": {"required": True, "content": {
+                  "application/json": {"schema": RunBody.model_json_schema(ref_template="#/components/schemas/{model}")}}}})
+    async def run(request: Request) -> Response:
+        from tao.permissions import approve_tools
+        from tao.planner import EnginePlanner, ReplayPlanner
+
+        body = _parse(await request.body())
+        if body.plan is not None:
+            planner = ReplayPlanner(body.plan)
+        else:
+            engine = _engine(app)
+            if engine is None:
+                raise ApiError(503, "model_not_ready", "the plan engine is not loaded; send a `plan` to replay",
+                               headers={"Retry-After": "1"})
+            planner = EnginePlanner(engine)
+        rt = await holder.get()
+        headers = {k: v for k, v in request.headers.items() if k.lower().startswith("x-mock-")}
+        report = await rt.loop(planner).run(body.request, body.session, approver=approve_tools(body.approve),
+                                            headers=headers, trace_id=getattr(request.state, "trace_id", None))
+        return Response(orjson.dumps(report.to_dict()), media_type="application/json")
+
+    @app.get("/v1/tools", tags=["run"], summary="the tool contracts (JSON)")
+    async def tools() -> Response:
+        rt = holder.runtime
+        if rt is not None:
+            specs = rt.registry.export()
+        else:
+            from training.reference_registry import reference_tools
+
+            specs = [dict(t.model_dump(mode="json"), transport="http") for t in reference_tools()]
+        return Response(orjson.dumps({"tools": specs, "count": len(specs)}), media_type="application/json")
