@@ -102,7 +102,11 @@ fn convert(obj: &Bound<'_, PyAny>, depth: usize, max: usize, path: &mut dyn FnMu
         if let Ok(u) = obj.extract::<u64>() {
             return Ok(Value::from(u));
         }
-        return Err(InputError::new(InputErrorKind::BadNumber, path(), "integer does not fit in 64 bits"));
+        // Beyond 64 bits: the nearest f64, as the JSON text parser does (non-finite is rejected).
+        let x: f64 = obj.extract().map_err(|_| InputError::new(InputErrorKind::BadNumber, path(), "integer too large"))?;
+        return Number::from_f64(x)
+            .map(Value::Number)
+            .ok_or_else(|| InputError::new(InputErrorKind::BadNumber, path(), "integer too large for a JSON number"));
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         let x = f.value();

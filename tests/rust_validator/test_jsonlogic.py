@@ -1,0 +1,53 @@
+"""JsonLogic conformance: every case of the shared jsonlogic.com tests.json."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import rust_validator as rv
+
+
+def _equal(a: object, b: object) -> bool:
+    """JSON equality where 1 == 1.0 but True != 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    return a == b
+
+
+def test_all_shared_cases(shared_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = [c for c in json.loads((shared_dir / "data" / "jsonlogic" / "tests.json").read_text())
+             if not isinstance(c, str)]
+    failures = []
+    for rule, data, expected in cases:
+        try:
+            got = rv.jsonlogic(rule, data)
+        except rv.CompileError as exc:
+            failures.append((rule, data, expected, f"error: {exc}"))
+            continue
+        if not _equal(got, expected):
+            failures.append((rule, data, expected, got))
+    with capsys.disabled():
+        print(f"\n[JsonLogic tests.json] {len(cases) - len(failures)}/{len(cases)} passed")
+    assert len(cases) == 277
+    assert not failures, failures[:10]
+
+
+def test_bytes_and_objects_agree() -> None:
+    rule = {"if": [{">": [{"var": "t"}, 30]}, "hot", "ok"]}
+    assert rv.jsonlogic(rule, {"t": 31}) == "hot"
+    assert rv.jsonlogic(json.dumps(rule).encode(), b'{"t": 3}') == "ok"
+
+
+def test_bad_rule_is_a_typed_error() -> None:
+    with pytest.raises(rv.CompileError):
+        rv.jsonlogic({"no_such_operator": [1, 2]}, {})
+    with pytest.raises(rv.ValidationInputError):
+        rv.jsonlogic({"var": "x"}, {"x": float("nan")})
