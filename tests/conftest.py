@@ -14,3 +14,11 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.fail(f"shared data folder missing: {SHARED}")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory) -> Path:
+    """A random tiny Llama (hidden 128, 2 layers) + trained byte-level BPE tokenizer, HF format."""
+    from thought_model.engine.testing import build_tiny_checkpoint
+
+    return build_tiny_checkpoint(tmp_path_factory.mktemp("tiny_ckpt"))

@@ -131,7 +131,7 @@ class CpuEngine(PlanEngine):
         except Exception as exc:  # noqa: BLE001 - bad tool subset etc. become typed errors
             return PlanResult(error=ErrorInfo(error_type=ErrorType.TOOL_UNKNOWN if request.tools else
                                               ErrorType.PLAN_INVALID, message=str(exc)[:500], field="/tools"))
-        ids = self.tokenizer.encode(prompt)
+        ids = self.tokenizer.encode(prompt, add_special_tokens=False)  # prompts carry their own BOS
         if len(ids) > self.cfg.max_prompt_tokens:
             return PlanResult(error=ErrorInfo(error_type=ErrorType.BUDGET_EXHAUSTED, field="/text",
                                               message=f"prompt has {len(ids)} tokens, limit {self.cfg.max_prompt_tokens}"))

@@ -114,7 +114,7 @@ class Decoder:
                         r.error, r.done = "grammar", True
                         break
                     r.out_ids.append(g)
-                    if j + 1 < len(f) and g == f[j + 1]:
+                    if j + 1 < len(f) and g == f[j + 1] and len(r.out_ids) < self.cfg.max_new_tokens:
                         r.stats.jump_forward_tokens += 1
                         j += 1
                         if m.is_terminated():

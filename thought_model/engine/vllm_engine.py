@@ -47,6 +47,8 @@ class VllmEngine(PlanEngine):
     def __init__(self, checkpoint: str | Path, config: VllmEngineConfig | None = None,
                  codec: PlanCodec | None = None) -> None:
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+        # run the engine core in this process: no spawn (works under pytest and in any thread)
+        os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
         from vllm import LLM
 
         self.checkpoint = Path(checkpoint)
@@ -55,7 +57,7 @@ class VllmEngine(PlanEngine):
         kwargs = dict(model=str(self.checkpoint), dtype=self.cfg.dtype, max_model_len=self.cfg.max_model_len,
                       gpu_memory_utilization=self.cfg.gpu_memory_utilization, enforce_eager=self.cfg.enforce_eager,
                       max_num_seqs=self.cfg.max_num_seqs, seed=self.cfg.seed,
-                      structured_outputs_config={"backend": "xgrammar"})
+                      structured_outputs_config={"backend": "xgrammar", "disable_any_whitespace": True})
         if self.cfg.quantization:
             kwargs["quantization"] = self.cfg.quantization
         self.llm = LLM(**kwargs)
@@ -81,7 +83,7 @@ class VllmEngine(PlanEngine):
                 results[i] = PlanResult(error=ErrorInfo(error_type=ErrorType.TOOL_UNKNOWN, message=str(exc)[:500],
                                                         field="/tools"))
                 continue
-            prompts.append({"prompt_token_ids": self.tokenizer.encode(prompt)})
+            prompts.append({"prompt_token_ids": self.tokenizer.encode(prompt, add_special_tokens=False)})
             params.append(self._params(schema))
             slots.append(i)
         if prompts:

@@ -1,0 +1,184 @@
+"""Core HTTP behaviour for every route: request/trace ids, auth, body limit, timeout, metrics,
+plus ``/healthz``, ``/readyz`` and ``/metrics``.
+
+The middleware is plain ASGI (no per-request task or body copy):
+
+* ``X-Request-ID`` is accepted as sent (never truncated) or generated, and echoed; a trace id
+  (taken from a W3C ``traceparent`` header when present, else new) goes on every response
+  (``X-Trace-ID``), into ``request.state.trace_id`` and onto every log line (``%(trace_id)s``).
+* ``TAO_API_KEY``: when set, ``/v1/*`` needs ``Authorization: Bearer KEY`` (or ``X-API-Key``).
+* bodies over ``max_body_bytes`` get 413 (by ``Content-Length`` or while streaming);
+  requests running past ``request_timeout_s`` get 504. All errors use the typed error body.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import hmac
+import logging
+import re
+import time
+import uuid
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from tao.server.config import ServerConfig
+from tao.server.metrics import IN_FLIGHT, REGISTRY, REQUEST_LATENCY, REQUESTS
+
+TRACE_ID: contextvars.ContextVar[str] = contextvars.ContextVar("tao_trace_id", default="-")
+REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("tao_request_id", default="-")
+_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$")
+_OPEN_PATHS = ("/healthz", "/readyz", "/metrics", "/docs", "/openapi.json", "/redoc")
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+def install_log_trace_ids() -> None:
+    """Give every log record ``trace_id`` / ``request_id`` attributes (idempotent)."""
+    old = logging.getLogRecordFactory()
+    if getattr(old, "_tao_trace", False):
+        return
+
+    def factory(*args, **kwargs):
+        record = old(*args, **kwargs)
+        if not hasattr(record, "trace_id") or record.trace_id is None:
+            record.trace_id = TRACE_ID.get()
+        record.request_id = REQUEST_ID.get()
+        return record
+
+    factory._tao_trace = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(factory)
+
+
+def _error_body(status: int, type_: str, message: str, trace_id: str) -> bytes:
+    return orjson.dumps({"error": {"type": type_, "message": message}, "trace_id": trace_id})
+
+
+class CoreMiddleware:
+    """ASGI middleware implementing the behaviour in the module docstring."""
+
+    def __init__(self, app, config: ServerConfig) -> None:
+        self.app, self.cfg = app, config
+        self._key = config.api_key.encode() if config.api_key else None
+
+    def _endpoint(self, scope) -> str:
+        path = scope.get("path", "")
+        if path.startswith("/v1/") or path in _OPEN_PATHS:
+            return path if len(path) <= 64 else path[:64]
+        return "other"  # bounded label cardinality for unknown paths
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.lower(): v for k, v in scope.get("headers", [])}
+        rid_raw = headers.get(b"x-request-id")
+        request_id = rid_raw.decode("latin-1") if rid_raw else uuid.uuid4().hex
+        m = _TRACEPARENT.match(headers.get(b"traceparent", b"").decode("latin-1"))
+        trace_id = m.group(1) if m else uuid.uuid4().hex
+        state = scope.setdefault("state", {})
+        state["trace_id"], state["request_id"] = trace_id, request_id
+        t_tok, r_tok = TRACE_ID.set(trace_id), REQUEST_ID.set(request_id)
+        endpoint, method = self._endpoint(scope), scope.get("method", "GET")
+        extra_headers = [(b"x-request-id", request_id.encode("latin-1")), (b"x-trace-id", trace_id.encode())]
+        started = {"status": 0}
+
+        async def send_wrapped(message):
+            if message["type"] == "http.response.start":
+                started["status"] = message["status"]
+                message = dict(message)
+                message["headers"] = list(message.get("headers", [])) + extra_headers
+            await send(message)
+
+        async def reply(status: int, type_: str, msg: str, more: list | None = None) -> None:
+            body = _error_body(status, type_, msg, trace_id)
+            hdrs = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+            await send_wrapped({"type": "http.response.start", "status": status, "headers": hdrs + (more or [])})
+            await send_wrapped({"type": "http.response.body", "body": body})
+
+        t0 = time.perf_counter()
+        IN_FLIGHT.inc()
+        try:
+            await self._dispatch(scope, receive, send_wrapped, reply, headers, started)
+        finally:
+            IN_FLIGHT.dec()
+            REQUESTS.labels(endpoint=endpoint, method=method, status=str(started["status"] or 500)).inc()
+            REQUEST_LATENCY.labels(endpoint=endpoint).observe(time.perf_counter() - t0)
+            TRACE_ID.reset(t_tok)
+            REQUEST_ID.reset(r_tok)
+
+    async def _dispatch(self, scope, receive, send, reply, headers, started) -> None:
+        path = scope.get("path", "")
+        if self._key is not None and path.startswith("/v1/"):
+            auth = headers.get(b"authorization", b"")
+            given = auth[7:].strip() if auth[:7].lower() == b"bearer " else headers.get(b"x-api-key", b"")
+            if not hmac.compare_digest(given, self._key):
+                return await reply(401, "unauthorized", "missing or wrong API key",
+                                   [(b"www-authenticate", b"Bearer")])
+        limit = self.cfg.max_body_bytes
+        clen = headers.get(b"content-length")
+        if clen is not None:
+            try:
+                if int(clen) > limit:
+                    return await reply(413, "body_too_large", f"request body exceeds {limit} bytes")
+            except ValueError:
+                return await reply(400, "bad_request", "invalid Content-Length")
+        seen = {"n": 0}
+
+        async def receive_limited():
+            message = await receive()
+            if message["type"] == "http.request":
+                seen["n"] += len(message.get("body", b""))
+                if seen["n"] > limit:
+                    raise _BodyTooLarge()
+            return message
+
+        try:
+            await asyncio.wait_for(self.app(scope, receive_limited, send), timeout=self.cfg.request_timeout_s)
+        except _BodyTooLarge:
+            if not started["status"]:
+                await reply(413, "body_too_large", f"request body exceeds {limit} bytes")
+        except asyncio.TimeoutError:
+            logging.getLogger("tao.server").warning("request timed out after %.1fs: %s", self.cfg.request_timeout_s, path)
+            if not started["status"]:
+                await reply(504, "timeout", f"request exceeded {self.cfg.request_timeout_s}s")
+        except Exception:  # noqa: BLE001 - the server never dies; the log has the trace id
+            logging.getLogger("tao.server").exception("unhandled error on %s", path)
+            if not started["status"]:
+                await reply(500, "internal_error", "internal error (see server log)")
+
+
+def register(app: FastAPI, config: ServerConfig) -> None:
+    install_log_trace_ids()
+    app.add_middleware(CoreMiddleware, config=config)
+
+    @app.get("/healthz", tags=["ops"], summary="liveness: the process answers")
+    async def healthz() -> dict:
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["ops"], summary="readiness: the plan model is loaded (when enabled)")
+    async def readyz(request: Request) -> Response:
+        checks: dict[str, str] = {}
+        ready = True
+        for name, probe in getattr(request.app.state, "readiness", {}).items():
+            ok, detail = probe()
+            checks[name] = detail
+            ready = ready and ok
+        body = orjson.dumps({"status": "ready" if ready else "not_ready", "checks": checks,
+                             "trace_id": request.state.trace_id})
+        return Response(body, status_code=200 if ready else 503, media_type="application/json")
+
+    @app.get("/metrics", tags=["ops"], summary="Prometheus metrics")
+    async def metrics() -> Response:
+        return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
+
+
+def add_readiness(app: FastAPI, name: str, probe) -> None:
+    """Register a readiness probe ``probe() -> (ok: bool, detail: str)`` shown by ``/readyz``."""
+    if not hasattr(app.state, "readiness"):
+        app.state.readiness = {}
+    app.state.readiness[name] = probe

@@ -1,0 +1,178 @@
+"""``POST /v1/plan``: request text + session + optional tool subset -> a checked ThoughtPlan.
+
+The plan engine is loaded in a background thread at startup (``/readyz`` reports it); until it is
+ready the endpoint answers 503. Every plan is stamped (``thought_id``, ``created_at``) and run
+through ``rust_validator.check_plan`` against the tool contracts before it is returned; a
+malformed or unexecutable plan becomes a typed error, never a 200.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from contextlib import asynccontextmanager
+from typing import Any
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tao.contracts import ErrorType, SessionState
+from tao.server.config import ServerConfig
+from tao.server.errors import ApiError
+from tao.server.metrics import ENGINE_READY, PLAN_RESULTS, STAGE_LATENCY, record_plan_stats
+from tao.server.plan_check import PlanValidator
+from tao.server.routes_core import add_readiness
+
+log = logging.getLogger("tao.server.plan")
+MAX_TEXT_CHARS = 4000
+_FORBIDDEN = {"\u2028": "U+2028 LINE SEPARATOR", "\u2029": "U+2029 PARAGRAPH SEPARATOR", "\x00": "NUL"}
+
+
+class PlanBody(BaseModel):
+    """Body of ``POST /v1/plan``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="the user's request")
+    session: SessionState | None = None
+    tools: list[str] | None = Field(default=None, min_length=1, description="tool subset (default: all)")
+    deadline_ms: float | None = Field(default=None, gt=0, le=600_000, description="generation budget")
+
+
+class EngineHolder:
+    """Loads the engine off the event loop and exposes its state to ``/readyz``."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config, self.engine, self.error = config, None, None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._load, name="plan-engine-loader", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        try:
+            from thought_model.engine import load_engine
+            from thought_model.engine.codec import GenericCodec
+
+            codec = GenericCodec() if self.config.extra.get("codec") == "generic" else None
+            t0 = time.perf_counter()
+            self.engine = load_engine(self.config.engine, self.config.checkpoint, codec=codec)
+            ENGINE_READY.set(1)
+            log.info("plan engine %s loaded from %s in %.1fs", self.engine.name, self.config.checkpoint,
+                     time.perf_counter() - t0)
+        except Exception as exc:  # noqa: BLE001 - reported by /readyz and 503s, never a crash
+            self.error = f"{type(exc).__name__}: {exc}"
+            log.error("plan engine failed to load: %s", self.error)
+
+    def probe(self) -> tuple[bool, str]:
+        if self.engine is not None:
+            return True, f"loaded ({self.engine.name})"
+        return False, f"failed: {self.error}" if self.error else "loading"
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout=60)
+        if self.engine is not None:
+            self.engine.close()
+
+
+def parse_json_body(raw: bytes) -> Any:
+    """Decode a JSON body, mapping invalid UTF-8 and syntax errors to typed 400s."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApiError(400, "invalid_utf8", f"request body is not valid UTF-8 (byte {exc.start})") from None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(400, "malformed_json", f"request body is not valid JSON: {exc}") from None
+
+
+def validate_body(model: type[BaseModel], data: Any) -> BaseModel:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = "/" + "/".join(str(p) for p in first.get("loc", ()))
+        raise ApiError(422, "invalid_request", str(first.get("msg", "invalid request")), field=loc) from None
+
+
+def _check_text(text: str) -> None:
+    for ch, name in _FORBIDDEN.items():
+        if ch in text:
+            raise ApiError(400, "invalid_text", f"text contains {name}", field="/text")
+    if not text.strip():
+        raise ApiError(422, "invalid_request", "text is blank", field="/text")
+
+
+_ERROR_STATUS = {ErrorType.BUDGET_EXHAUSTED: 504, ErrorType.TOOL_UNKNOWN: 422}
+
+
+def register(app: FastAPI, config: ServerConfig) -> None:
+    holder = EngineHolder(config)
+    validator = PlanValidator()
+    app.state.plan_engine = holder
+    if config.load_model:
+        add_readiness(app, "plan_engine", holder.probe)
+    prev = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(app_: FastAPI):
+        if config.load_model:
+            holder.start()
+        async with prev(app_) as state:
+            yield state
+        holder.close()
+
+    app.router.lifespan_context = lifespan
+
+    @app.post("/v1/plan", tags=["plan"], summary="plan a request (schema-constrained, validated)",
+              openapi_extra={"requestBody": {"required": True, "content": {
+                  "application/json": {"schema": PlanBody.model_json_schema(ref_template="#/components/schemas/{model}")}}}})
+    async def plan(request: Request) -> Response:
+        from thought_model.engine.base import PlanRequest
+
+        t0 = time.perf_counter()
+        body = validate_body(PlanBody, parse_json_body(await request.body()))
+        _check_text(body.text)
+        known = validator.tool_names
+        for i, name in enumerate(body.tools or []):
+            if name not in known:
+                raise ApiError(422, "unknown_tool", f"unknown tool {name!r}", field=f"/tools/{i}")
+        if holder.engine is None:
+            raise ApiError(503, "model_not_ready", f"plan engine {holder.probe()[1]}", headers={"Retry-After": "1"})
+        STAGE_LATENCY.labels(endpoint="/v1/plan", stage="parse").observe(time.perf_counter() - t0)
+        t1 = time.perf_counter()
+        req = PlanRequest(text=body.text, session=body.session, tools=body.tools,
+                          deadline_s=body.deadline_ms / 1000.0 if body.deadline_ms else None)
+        result = await holder.engine.agenerate_one(req)
+        STAGE_LATENCY.labels(endpoint="/v1/plan", stage="decode").observe(time.perf_counter() - t1)
+        st = result.stats
+        record_plan_stats(st.prompt_tokens, st.generated_tokens, st.jump_forward_tokens, st.forward_passes)
+        if result.error is not None:
+            PLAN_RESULTS.labels(outcome=result.error.error_type.value).inc()
+            raise ApiError(_ERROR_STATUS.get(result.error.error_type, 422), result.error.error_type.value.lower(),
+                           result.error.message, field=result.error.field, extra={"stats": st.as_dict()})
+        out: dict[str, Any] = {"plan": None, "insufficient": None, "stats": st.as_dict(),
+                               "engine": holder.engine.name}
+        if getattr(result.output, "error", None) == "insufficient_context":
+            out["insufficient"] = result.output.model_dump(mode="json")
+            PLAN_RESULTS.labels(outcome="insufficient_context").inc()
+        else:
+            t2 = time.perf_counter()
+            plan_obj = result.output.stamped()
+            check = validator.check(plan_obj.model_dump(mode="json", exclude={"thought_id", "created_at"}))
+            STAGE_LATENCY.labels(endpoint="/v1/plan", stage="check").observe(time.perf_counter() - t2)
+            if not check["valid"]:
+                PLAN_RESULTS.labels(outcome="PLAN_INVALID").inc()
+                first = (check.get("errors") or [{}])[0]
+                raise ApiError(422, "plan_invalid", f"generated plan failed check_plan: {first.get('message', '')}",
+                               field=first.get("path"), extra={"errors": check.get("errors", [])[:10]})
+            out["plan"] = plan_obj.model_dump(mode="json")
+            out["order"] = check.get("order")
+            PLAN_RESULTS.labels(outcome="plan").inc()
+        STAGE_LATENCY.labels(endpoint="/v1/plan", stage="total").observe(time.perf_counter() - t0)
+        return Response(orjson.dumps(out), media_type="application/json")
