@@ -21,12 +21,15 @@ from typing import Any
 import jsonschema_rs
 
 from tao.contracts import ToolSpec
-from tao.contracts.plan import TIME_SYMBOLS, ThoughtPlan
+from tao.contracts.plan import ThoughtPlan
 from training.reference_registry import reference_tools
 
 CITIES = ("Beijing", "Shanghai", "Shenzhen", "Hangzhou", "北京", "上海", "Paris", "Berlin", "Tokyo")
 NAMES = ("Li Wei", "Zhang Min", "王芳", "Alice Chen", "Bob Liu", "陈静")
 WORDS = ("quarterly", "review", "client", "lunch", "trip", "hotel", "taxi", "offsite", "sync", "budget")
+# relative symbols that name one day (period symbols such as @last_month resolve to a range,
+# which a date argument rejects)
+DAY_SYMBOLS = ("now", "today", "yesterday", "tomorrow", "day_after_tomorrow", "days_ago:3", "in_days:2")
 # a step argument -> the extract key of an earlier step that can feed it
 REF_SOURCES = {"to": "email"}
 
@@ -37,7 +40,7 @@ def _digits(rng: random.Random, n: int) -> str:
 
 def _date(rng: random.Random) -> str:
     if rng.random() < 0.5:
-        sym = rng.choice(TIME_SYMBOLS + ("days_ago:3", "in_days:2"))
+        sym = rng.choice(DAY_SYMBOLS)
         return f"@{sym}" + (f" T{rng.randint(8, 18):02d}:{rng.choice((0, 30)):02d}" if rng.random() < 0.3 else "")
     return f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}" + (
         f" {rng.randint(8, 18):02d}:{rng.choice((0, 30)):02d}" if rng.random() < 0.4 else "")
