@@ -100,11 +100,11 @@ class TokenEstimator:
 
     def _reset_online(self) -> None:
         o = self.cfg.online
-        self._corr_out = ResidualCorrector(o.alpha, o.warmup)
-        self._corr_sec = ResidualCorrector(o.alpha, o.warmup)
+        self._corr_out = ResidualCorrector(o.alpha, o.warmup, o.kind)
+        self._corr_sec = ResidualCorrector(o.alpha, o.warmup, o.kind)
         self.live_tokens = LiveStats(o.stats_window)
         self.live_seconds = LiveStats(o.stats_window)
-        self._buffer = RefitBuffer(o.buffer_size, len(self.spec.names))
+        self._buffer = RefitBuffer(o.buffer_size, len(self.spec.names), o.keep_training, o.recent_weight)
         self._since_refit = 0
         self._refits = 0
         self._refit_thread: threading.Thread | None = None
@@ -131,6 +131,10 @@ class TokenEstimator:
                 return None
             return row[i]
 
+        if self.cfg.online.key_prompt_bucket and self._i_prompt is not None:
+            p = row[self._i_prompt]
+            bucket = None if math.isnan(p) else int(math.log2(max(p, 0.0) + 1.0))
+            return (part(self._i_model), part(self._i_task), bucket)
         return (part(self._i_model), part(self._i_task))
 
     # ---- predict --------------------------------------------------------------------
@@ -147,7 +151,7 @@ class TokenEstimator:
         prompt = row[self._i_prompt] if self._i_prompt is not None else NAN
         prompt = 0.0 if math.isnan(prompt) else prompt
         cap = row[self._i_max] if self._i_max is not None else NAN
-        c = self._corr_out.correction(key)
+        c = self._corr_out.correction(key) if self.cfg.online.correct else 0.0
         out = fast["output_tokens"].predict(row) + c
         out = max(0.0, out if math.isnan(cap) else min(out, cap))
         p90 = None
@@ -159,7 +163,9 @@ class TokenEstimator:
         else:
             total = prompt + out
         if "seconds" in fast:
-            sec = fast["seconds"].predict(row) + self._corr_sec.correction(key)
+            sec = fast["seconds"].predict(row)
+            if self.cfg.online.correct:
+                sec += self._corr_sec.correction(key)
         else:
             lat = self.cfg.latency
             sec = lat.overhead_s + prompt / lat.prefill_tokens_per_s + out / lat.decode_tokens_per_s
@@ -204,6 +210,9 @@ class TokenEstimator:
         if t is not None and t.is_alive():
             return
         self._since_refit = 0
+        if not self.cfg.online.background:
+            self.refit_now()
+            return
         self._refit_thread = threading.Thread(target=self.refit_now, name="estimator-refit", daemon=True)
         self._refit_thread.start()
 
@@ -373,11 +382,11 @@ class TokenEstimator:
         est._models = _models_from(boosters)
         o = est.cfg.online
         corr = meta.get("corrections", {})
-        est._corr_out = ResidualCorrector.from_json(corr.get("output", []), o.alpha, o.warmup)
-        est._corr_sec = ResidualCorrector.from_json(corr.get("seconds", []), o.alpha, o.warmup)
+        est._corr_out = ResidualCorrector.from_json(corr.get("output", []), o.alpha, o.warmup, o.kind)
+        est._corr_sec = ResidualCorrector.from_json(corr.get("seconds", []), o.alpha, o.warmup, o.kind)
         return est
 
 
 def _corr_items(c: ResidualCorrector):
-    for k, mean, n in c.to_json():
-        yield (tuple(k) if isinstance(k, list) else k), n, round(mean, 3)
+    for k, value, n, _scale in c.to_json():
+        yield (tuple(k) if isinstance(k, list) else k), n, round(value, 3)

@@ -1,6 +1,6 @@
 """Online correction and live error statistics.
 
-* :class:`ResidualCorrector` keeps one exponentially weighted mean of the residual
+* :class:`ResidualCorrector` keeps a running median (or mean) of the residual
   ``actual - model`` per (model, task type) key and applies it at once on the next predict.
 * :class:`LiveStats` keeps MAE and bias of the estimates that were actually served (over a
   bounded window and since start), so a bad estimator is visible in ``stats()``.
@@ -18,59 +18,96 @@ from typing import Hashable
 class OnlineConfig:
     """How fast corrections react and how often trees are refit."""
 
-    alpha: float = 0.05  # EWMA weight of one new residual
-    warmup: int = 5  # residuals seen for a key before its correction is applied in full
+    correct: bool = True  # apply the per-(model, task type) residual correction
+    alpha: float = 0.05  # weight of one new residual (EWMA weight / median step scale)
+    kind: str = "median"  # "median" tracks the median residual (MAE-optimal), "mean" the mean
+    warmup: int = 20  # first residuals of a key: exact median/mean of those seen so far
     buffer_size: int = 4096  # bounded buffer of recent (features, actuals) for refits
-    refit_every: int = 1000  # observations between background refits (0 = never)
-    refit_trees: int = 100  # trees of a refit model
+    recent_weight: float = 1.0  # weight of a buffered recent row vs a kept training row
+    key_prompt_bucket: bool = False  # also key corrections by log2(prompt tokens)
+    keep_training: int = 20000  # training rows kept for refits (bounded sample)
+    refit_every: int = 2000  # observations between refits (0 = never)
+    refit_trees: int | None = 100  # trees of a refit model (None = as trained)
+    background: bool = True  # refit on a background thread (False: inline, deterministic)
     stats_window: int = 1000  # window of the live MAE/bias
 
 
 @dataclass
-class _Ewma:
-    mean: float = 0.0
+class _Track:
+    value: float = 0.0
+    scale: float = 0.0  # EWMA of |residual|: the median tracker's step size
     n: int = 0
+    first: list = field(default_factory=list)
 
 
 class ResidualCorrector:
-    """Per-key exponentially weighted residual; thread-safe for one writer, many readers."""
+    """Per-key running median (or mean) of residuals ``actual - model``.
 
-    def __init__(self, alpha: float = 0.05, warmup: int = 5) -> None:
+    ``median``: after ``warmup`` residuals (exact median of those), each new residual moves the
+    value by ``alpha * scale`` towards it (``scale`` = running mean absolute residual), a
+    stochastic-approximation median that tracks drift. ``mean``: exponentially weighted mean.
+    """
+
+    def __init__(self, alpha: float = 0.05, warmup: int = 20, kind: str = "median") -> None:
         if not 0.0 < alpha <= 1.0:
             raise ValueError("alpha must be in (0, 1]")
+        if kind not in ("median", "mean"):
+            raise ValueError("kind must be 'median' or 'mean'")
         self.alpha = alpha
         self.warmup = max(1, warmup)
-        self._state: dict[Hashable, _Ewma] = {}
+        self.kind = kind
+        self._state: dict[Hashable, _Track] = {}
 
     def correction(self, key: Hashable) -> float:
         """Additive correction for ``key`` (0 until a residual has been seen)."""
         s = self._state.get(key)
-        if s is None:
-            return 0.0
-        return s.mean * min(1.0, s.n / self.warmup)
+        return 0.0 if s is None else s.value
 
     def update(self, key: Hashable, residual: float) -> None:
         """Fold one residual (actual - uncorrected model prediction) into ``key``."""
         if not math.isfinite(residual):
             return
-        s = self._state.setdefault(key, _Ewma())
+        s = self._state.get(key)
+        if s is None:
+            s = self._state[key] = _Track()
         s.n += 1
-        # Running mean for the first 1/alpha residuals, then an exponential window.
-        a = max(self.alpha, 1.0 / s.n)
-        s.mean += a * (residual - s.mean)
+        a = self.alpha
+        s.scale += max(a, 1.0 / s.n) * (abs(residual) - s.scale)
+        if s.n <= self.warmup:
+            s.first.append(residual)
+            xs = sorted(s.first)
+            m = len(xs) // 2
+            s.value = (
+                (xs[m] if len(xs) % 2 else 0.5 * (xs[m - 1] + xs[m]))
+                if self.kind == "median"
+                else sum(xs) / len(xs)
+            )
+            if s.n == self.warmup:
+                s.first = []
+        elif self.kind == "median":
+            s.value += a * s.scale * ((residual > s.value) - (residual < s.value))
+        else:
+            s.value += a * (residual - s.value)
 
-    def reset(self, means: dict[Hashable, float] | None = None) -> None:
-        """Forget every key (after a refit), optionally seeding new means."""
-        self._state = {k: _Ewma(v, self.warmup) for k, v in (means or {}).items()}
+    def reset(self) -> None:
+        """Forget every key (after a refit absorbed the drift)."""
+        self._state = {}
 
     def to_json(self) -> list[list]:
-        return [[list(k) if isinstance(k, tuple) else k, s.mean, s.n] for k, s in self._state.items()]
+        return [
+            [list(k) if isinstance(k, tuple) else k, s.value, s.n, s.scale]
+            for k, s in self._state.items()
+        ]
 
     @classmethod
-    def from_json(cls, data: list[list], alpha: float, warmup: int) -> "ResidualCorrector":
-        c = cls(alpha, warmup)
-        for k, mean, n in data:
-            c._state[tuple(k) if isinstance(k, list) else k] = _Ewma(float(mean), int(n))
+    def from_json(
+        cls, data: list[list], alpha: float, warmup: int, kind: str = "median"
+    ) -> "ResidualCorrector":
+        c = cls(alpha, warmup, kind)
+        for k, value, n, *rest in data:
+            key = tuple(k) if isinstance(k, list) else k
+            # Restored keys are past warm-up: their value is kept, not recomputed.
+            c._state[key] = _Track(float(value), float(rest[0]) if rest else 0.0, max(int(n), c.warmup + 1))
         return c
 
 

@@ -1,7 +1,7 @@
 """Bounded buffer of recent observations for background refits.
 
-The buffer keeps the last ``capacity`` observed rows (a ring) plus a fixed random sample of the
-original training rows of the same size, so a refit adapts to drift without forgetting the
+The buffer keeps the last ``capacity`` observed rows (a ring) plus a bounded random sample of
+the original training rows (``keep_training``), so a refit adapts to drift without forgetting the
 regions of feature space that recent traffic did not visit. Recent rows weigh ``recent_weight``
 times a kept training row.
 """
@@ -15,10 +15,13 @@ import numpy as np
 class RefitBuffer:
     """Ring buffer of (row, actual tokens, actual seconds) plus a kept training sample."""
 
-    def __init__(self, capacity: int, n_features: int, recent_weight: float = 3.0) -> None:
+    def __init__(
+        self, capacity: int, n_features: int, keep_training: int = 20000, recent_weight: float = 3.0
+    ) -> None:
         if capacity < 1:
             raise ValueError("capacity must be >= 1")
         self.capacity = capacity
+        self.keep_training = keep_training
         self.recent_weight = recent_weight
         self._X = np.full((capacity, n_features), np.nan)
         self._y = np.zeros(capacity)
@@ -41,9 +44,9 @@ class RefitBuffer:
     def keep_training_sample(
         self, X: np.ndarray, y: np.ndarray, seconds: np.ndarray | None, seed: int = 0
     ) -> None:
-        """Remember up to ``capacity`` random training rows for later refits."""
+        """Remember up to ``keep_training`` random training rows for later refits."""
         rng = np.random.default_rng(seed)
-        idx = rng.permutation(len(y))[: self.capacity]
+        idx = np.sort(rng.permutation(len(y))[: self.keep_training])
         s = np.full(len(y), np.nan) if seconds is None else np.asarray(seconds, float)
         self._train = (np.asarray(X, float)[idx], np.asarray(y, float)[idx], s[idx])
 

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
+import random
 
 from estimator.features import TASK_TYPES
 from estimator.tokens import approx_tokens
@@ -52,46 +52,45 @@ class AgentTraceConfig:
     verbosity_shift: dict[str, float] = field(default_factory=dict)
 
 
-def _text(rng: np.random.Generator, n_words: int) -> str:
-    return " ".join(rng.choice(_WORDS, size=max(1, n_words)).tolist())
+def _text(rng: random.Random, n_words: int) -> str:
+    return " ".join(rng.choices(_WORDS, k=max(1, n_words)))
 
 
-def _json_value(rng: np.random.Generator, depth: int, long_str: int) -> Any:
+def _json_value(rng: random.Random, depth: int, long_str: int) -> Any:
     if depth <= 0:
         r = rng.random()
         if r < 0.4:
-            return int(rng.integers(0, 10**6))
+            return rng.randrange(10**6)
         if r < 0.5:
-            return bool(rng.random() < 0.5)
-        return "x" * int(rng.integers(1, long_str + 1)) if r < 0.6 else _text(rng, int(rng.integers(1, 6)))
+            return rng.random() < 0.5
+        return "x" * rng.randint(1, long_str) if r < 0.6 else _text(rng, rng.randint(1, 5))
     if rng.random() < 0.5:
-        return [_json_value(rng, depth - 1, long_str) for _ in range(int(rng.integers(1, 4)))]
-    return {f"k{i}": _json_value(rng, depth - 1, long_str) for i in range(int(rng.integers(1, 5)))}
+        return [_json_value(rng, depth - 1, long_str) for _ in range(rng.randint(1, 3))]
+    return {f"k{i}": _json_value(rng, depth - 1, long_str) for i in range(rng.randint(1, 4))}
 
 
-def _request(rng: np.random.Generator) -> dict[str, Any]:
-    model = MODELS[int(rng.integers(len(MODELS)))]
-    task = TASK_TYPES[int(rng.choice(4, p=[0.25, 0.35, 0.15, 0.25]))]
-    messages = [{"role": "system", "content": _text(rng, int(rng.integers(10, 80)))}]
-    for _ in range(int(rng.integers(0, 7))):
-        messages.append({"role": "user", "content": _text(rng, int(rng.integers(3, 40)))})
-        messages.append({"role": "assistant", "content": _text(rng, int(rng.integers(5, 80)))})
-    messages.append({"role": "user", "content": _text(rng, int(rng.integers(3, 120)))})
-    n_tools = 0 if task == "chat" else int(rng.integers(0, 4))
-    depth = int(rng.integers(1, 6))
-    long_str = int(rng.choice([8, 40, 200, 800]))
+def _request(rng: random.Random) -> dict[str, Any]:
+    model = rng.choice(MODELS)
+    task = rng.choices(TASK_TYPES, weights=(0.25, 0.35, 0.15, 0.25))[0]
+    messages = [{"role": "system", "content": _text(rng, rng.randint(10, 79))}]
+    for _ in range(rng.randint(0, 6)):
+        messages.append({"role": "user", "content": _text(rng, rng.randint(3, 39))})
+        messages.append({"role": "assistant", "content": _text(rng, rng.randint(5, 79))})
+    messages.append({"role": "user", "content": _text(rng, rng.randint(3, 119))})
+    n_tools = 0 if task == "chat" else rng.randint(0, 3)
+    depth = rng.randint(1, 5)
+    long_str = rng.choice((8, 40, 200, 800))
     tool_results = [
         {"tool": f"t{i}", "data": _json_value(rng, depth, long_str)} for i in range(n_tools)
     ]
-    max_tokens = [None, 64, 128, 256, 512, 1024][int(rng.integers(6))]
     return {
         "model": model,
         "messages": messages,
         "tool_results": tool_results,
-        "max_tokens": max_tokens,
-        "temperature": float(rng.choice([0.0, 0.2, 0.7, 1.0])),
+        "max_tokens": rng.choice((None, 64, 128, 256, 512, 1024)),
+        "temperature": rng.choice((0.0, 0.2, 0.7, 1.0)),
         "task_type": task,
-        "memory": bool(rng.random() < 0.4),
+        "memory": rng.random() < 0.4,
     }
 
 
@@ -118,20 +117,20 @@ def generate(n: int, seed: int = 0, cfg: AgentTraceConfig | None = None) -> list
     from estimator.features import FeatureExtractor, FeatureSpec
 
     cfg = cfg or AgentTraceConfig()
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     extract = FeatureExtractor(FeatureSpec(models=MODELS), approx_tokens)
     out = []
     for _ in range(n):
         req = _request(rng)
         f = extract(req)
         mean = _expected_output(req, f, cfg)
-        y = mean * math.exp(rng.normal(0.0, cfg.noise)) + rng.normal(0.0, cfg.jitter)
+        y = mean * math.exp(rng.gauss(0.0, cfg.noise)) + rng.gauss(0.0, cfg.jitter)
         cap = req["max_tokens"]
         y = max(1, int(round(min(y, cap) if cap else y)))
         expected = min(mean, cap) if cap else mean
-        prompt = int(round(f["prompt_tokens"] * _TOKENIZER[req["model"]] + rng.normal(0, 1.0)))
+        prompt = int(round(f["prompt_tokens"] * _TOKENIZER[req["model"]] + rng.gauss(0.0, 1.0)))
         ttft, prefill, decode = _SPEED[req["model"]]
-        secs = (ttft + prompt / prefill + y / decode) * math.exp(rng.normal(0.0, 0.08))
+        secs = (ttft + prompt / prefill + y / decode) * math.exp(rng.gauss(0.0, 0.08))
         out.append(
             {
                 "request": req,
