@@ -7,6 +7,8 @@ import random
 import time
 from typing import Any
 
+from opentelemetry.propagate import inject
+
 from tao.contracts import ActionResult, ErrorType, EventKind, ObservationResult, PlanStep, SessionState, ThoughtPlan
 from tao.correction import HANDLERS, TERMINAL_STATUS, Action, StepCorrector, repair_arguments
 from tao.executor import ExecContext, ToolExecutor
@@ -89,9 +91,11 @@ class StepRunner:
         spec = reg.spec(tool)
         tr = self.traj
         tr.emit(EventKind.TOOL_START, step_id=step_id, tool=tool, arguments=args, attempt_tag=tag)
-        ctx = ExecContext(thought_id=tr.thought_id, step_id=step_id, trace_id=tr.trace_id, approver=self.approver,
-                          deadline=self.deadline, headers=dict(self.headers), attempt_tag=tag)
         with tr.tool_span(tool, step_id, spec.description if spec else "") as span:
+            headers = dict(self.headers)
+            inject(headers)  # W3C traceparent of this execute_tool span (no-op without a real tracer)
+            ctx = ExecContext(thought_id=tr.thought_id, step_id=step_id, trace_id=tr.trace_id, approver=self.approver,
+                              deadline=self.deadline, headers=headers, attempt_tag=tag)
             t = time.perf_counter()
             result = await self.executor.execute(tool, args, ctx)
             self.stages.action += (time.perf_counter() - t) * 1000

@@ -6,7 +6,8 @@ run is reproducible) or per request with the ``X-Mock-Fault`` header:
 ``timeout`` (the side effect happens, then the reply hangs ``hang_s`` and is a 504 — the
 classic "request done, response lost"), ``504``, ``500``, ``503``, ``malformed`` (truncated JSON),
 ``slow`` (``slow_s`` delay, then normal), ``empty`` (``{}``), ``html`` (an HTML error page),
-``xml`` (the normal body as XML), ``401``, ``none``.
+``xml`` (the normal body as XML), ``401``, ``429``, ``none``. ``FaultConfig.script`` lists faults for the
+next calls in order (deterministic sequences, e.g. ``["timeout", "none"]``).
 
 Non-idempotent calls carrying an ``Idempotency-Key`` are deduplicated: a repeated key returns
 the recorded reply without a second side effect. ``GET /_stats`` reports calls, side effects,
@@ -33,7 +34,8 @@ from starlette.routing import Route
 from tao.mock_service.data import MockData
 from tao.mock_service.tools import HANDLERS
 
-FAULTS = ("none", "timeout", "504", "500", "503", "malformed", "slow", "empty", "html", "xml", "401")
+FAULTS = ("none", "timeout", "504", "500", "503", "429", "malformed", "slow", "empty", "html", "xml", "401")
+_TRACE_HEADERS = ("x-request-id", "x-thought-id", "idempotency-key", "traceparent")
 
 
 @dataclass
@@ -46,6 +48,7 @@ class FaultConfig:
     slow_s: float = 1.5
     seed: int = 7
     tools: list[str] | None = None  # restrict random faults to these tools (None = all)
+    script: list[str] = field(default_factory=list)  # faults for the next calls, in order, before the rates
 
 
 @dataclass
@@ -61,6 +64,7 @@ class MockState:
     fault_counts: Counter = field(default_factory=Counter)
     keys: dict[str, tuple[int, Any]] = field(default_factory=dict)
     patches: dict[str, dict[str, Any]] = field(default_factory=dict)
+    last_headers: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.reset()
@@ -72,11 +76,14 @@ class MockState:
             c.clear()
         self.keys.clear()
         self.patches.clear()
+        self.last_headers.clear()
 
     def draw_fault(self, tool: str) -> str:
         f = self.faults
         if f.tools is not None and tool not in f.tools:
             return "none"
+        if f.script:
+            return f.script.pop(0)
         x = self.rng.random()
         for name, rate in (("timeout", f.timeout_rate), ("malformed", f.malformed_rate),
                            ("500", f.error_rate), ("slow", f.slow_rate)):
@@ -115,11 +122,12 @@ def create_app(state: MockState | None = None) -> Starlette:
         if not isinstance(args, dict):
             return _json(400, {"error": "bad_request", "message": "body must be a JSON object"})
         st.calls[name] += 1
+        st.last_headers[name] = {h: request.headers[h] for h in _TRACE_HEADERS if h in request.headers}
         fault = request.headers.get("x-mock-fault", "").lower() or st.draw_fault(name)
         if fault not in FAULTS:
             fault = "none"
         st.fault_counts[fault] += 1
-        if fault in ("504", "500", "503", "401"):
+        if fault in ("504", "500", "503", "429", "401"):
             return _json(int(fault), {"error": "injected", "message": f"injected HTTP {fault}"})
         if fault == "html":
             return Response("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
@@ -158,6 +166,7 @@ def create_app(state: MockState | None = None) -> Starlette:
     async def stats(request: Request) -> Response:
         return _json(200, {"calls": dict(st.calls), "side_effects": dict(st.side_effects),
                            "replays": dict(st.replays), "faults": dict(st.fault_counts),
+                           "last_headers": st.last_headers,
                            "config": asdict(st.faults)})
 
     async def reset(request: Request) -> Response:
