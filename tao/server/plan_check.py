@@ -53,9 +53,9 @@ class PlanValidator:
         tools = _registry_schemas()
         self.tool_names = frozenset(tools)
         try:
-            from rust_validator import PlanChecker  # type: ignore[attr-defined]
+            from rust_validator import reference_plan_checker
 
-            self._checker = PlanChecker(tools)
+            self._checker = reference_plan_checker()
             self.backend = "rust"
         except (ImportError, AttributeError):
             log.warning("rust_validator.PlanChecker unavailable; using the Python plan checker")

@@ -32,7 +32,8 @@ class ObserveBody(BaseModel):
 
     tool: str | None = Field(default=None, description="tool name (default: result.tool)")
     result: ActionResult
-    expected: dict[str, Any] | None = Field(default=None, description="what the plan expected (consistency)")
+    expected: dict[str, list[Any]] | None = Field(
+        default=None, description="{JSON pointer: [values the plan foresaw]} (consistency check)")
 
 
 class ObserveBatchBody(BaseModel):
@@ -62,18 +63,29 @@ class CheckerCache:
         hit = self._cache.get(key)
         if hit is None:
             try:
-                from rust_validator import ObservationChecker  # type: ignore[attr-defined]
+                from rust_validator import CompileError, ObservationChecker
             except ImportError:
                 raise ApiError(503, "validator_unavailable",
                                "rust_validator.ObservationChecker is not built (run `make build`)") from None
+            try:
+                checker = ObservationChecker(self._contracts[tool], expected=expected)
+            except CompileError as exc:
+                raise ApiError(422, "invalid_request", f"bad expected values: {exc}", field="/expected") from None
             with self._lock:
                 if len(self._cache) > 4096:
                     self._cache.clear()
-                hit = self._cache.setdefault(key, ObservationChecker(self._contracts[tool], expected))
+                hit = self._cache.setdefault(key, checker)
         return hit
 
 
-def _as_dict(res: Any) -> dict:
+def run_check(checker, doc) -> dict:
+    """``checker.check(doc)``, with bad documents (ValidationInputError) as a typed 400."""
+    from rust_validator import ValidationInputError
+
+    try:
+        res = checker.check(doc)
+    except ValidationInputError as exc:
+        raise ApiError(400, "invalid_action_result", str(exc)[:500]) from None
     return res if isinstance(res, dict) else dict(res)
 
 
@@ -83,7 +95,7 @@ def register(app: FastAPI, config: ServerConfig) -> None:
     def observe_one(item: ObserveBody) -> dict:
         tool = item.tool or item.result.tool
         checker = cache.get(tool, item.expected)
-        out = _as_dict(checker.check(item.result.model_dump(mode="json")))
+        out = run_check(checker, item.result.model_dump(mode="json"))
         OBSERVATIONS.labels(tool=tool, valid=str(bool(out.get("valid"))).lower()).inc()
         return out
 
@@ -104,7 +116,7 @@ def register(app: FastAPI, config: ServerConfig) -> None:
                 raise ApiError(422, "invalid_request", "raw ActionResult bodies need ?tool=NAME", field="/tool")
             if not raw:
                 raise ApiError(400, "malformed_json", "empty body")
-            out = _as_dict(cache.get(tool, None).check(raw))
+            out = run_check(cache.get(tool, None), raw)
             OBSERVATIONS.labels(tool=tool, valid=str(bool(out.get("valid"))).lower()).inc()
         STAGE_LATENCY.labels(endpoint="/v1/observe", stage="check").observe(time.perf_counter() - t0)
         return Response(orjson.dumps(out), media_type="application/json")
