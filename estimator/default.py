@@ -1,4 +1,5 @@
-"""The ready-to-use estimator: a small model committed under ``estimator/models/default``.
+"""The ready-to-use estimator: a model committed under ``estimator/models/default``
+(XGBoost JSON, gzip-compressed, about 1 MB).
 
 It was trained by ``python -m estimator.train_default`` on the synthetic agent generator
 (:mod:`estimator.data.synthetic`; the router's default model names), so it needs no training

@@ -12,6 +12,7 @@ Targets (each an XGBoost hist booster, evaluated per row by the Rust ``TreeEnsem
 """
 from __future__ import annotations
 
+import gzip
 import math
 import threading
 from dataclasses import asdict, dataclass, field, replace
@@ -335,14 +336,18 @@ class TokenEstimator:
         return self._models.boosters[target]
 
     # ---- persistence ------------------------------------------------------------------
-    def save(self, directory: str | Path) -> Path:
-        """Write ``spec.json`` and one XGBoost JSON model per target into ``directory``."""
+    def save(self, directory: str | Path, compress: bool = False) -> Path:
+        """Write ``spec.json`` and one XGBoost JSON model per target (``<target>.json``, or
+        ``<target>.json.gz`` with ``compress``) into ``directory``."""
         if self._models is None:
             raise NotFittedError("nothing to save: estimator is not fitted")
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         for name, b in self._models.boosters.items():
-            b.save_model(str(d / f"{name}.json"))
+            raw = bytes(b.save_raw(raw_format="json"))
+            plain, packed = d / f"{name}.json", d / f"{name}.json.gz"
+            (packed if compress else plain).write_bytes(gzip.compress(raw, 9, mtime=0) if compress else raw)
+            (plain if compress else packed).unlink(missing_ok=True)
         meta = {
             "format_version": FORMAT_VERSION,
             "spec": self.spec.to_json(),
@@ -376,8 +381,13 @@ class TokenEstimator:
         )
         boosters = {}
         for name in meta["targets"]:
-            b = xgb.Booster()
-            b.load_model(str(d / f"{name}.json"))
+            plain, packed = d / f"{name}.json", d / f"{name}.json.gz"
+            try:
+                raw = plain.read_bytes() if plain.is_file() else gzip.decompress(packed.read_bytes())
+                b = xgb.Booster()
+                b.load_model(bytearray(raw))
+            except (OSError, xgb.core.XGBoostError) as e:
+                raise ValueError(f"cannot load target {name} from {d}: {e}") from e
             boosters[name] = b
         est._models = _models_from(boosters)
         o = est.cfg.online

@@ -15,7 +15,7 @@ def train_default(n: int = 20000, seed: int = 0, out=DEFAULT_DIR) -> TokenEstima
     """Fit the default estimator on ``n`` synthetic agent requests and save it to ``out``."""
     est = TokenEstimator(FeatureSpec(models=MODELS), TrainConfig(n_trees=200, max_depth=6))
     est.fit(generate(n, seed=seed))
-    est.save(out)
+    est.save(out, compress=True)
     return est
 
 
