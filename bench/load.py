@@ -103,7 +103,7 @@ class Record:
 def tool_time_ms(body: dict[str, Any]) -> tuple[float | None, str | None]:
     """Σ time a /v1/run answer spent waiting on tool calls, and where that number came from:
 
-    * ``steps``: each step's ``response_time_ms`` (or ``action.response_time_ms``) when present;
+    * ``steps``: each step's ``tool_ms`` / ``response_time_ms`` (or ``action.…``) when present;
     * ``trajectory``: Σ ``duration_ms`` of the ``tool_end`` events (the executor's HTTP round
       trip of each call) when the body carries its trajectory;
     * ``action_stage``: ``stages_ms.action`` (time inside the executor, its own checks included)
@@ -114,7 +114,7 @@ def tool_time_ms(body: dict[str, Any]) -> tuple[float | None, str | None]:
         vals = []
         for s in steps:
             a = s.get("action") if isinstance(s, dict) and isinstance(s.get("action"), dict) else s
-            v = a.get("response_time_ms") if isinstance(a, dict) else None
+            v = (a.get("tool_ms", a.get("response_time_ms"))) if isinstance(a, dict) else None
             if isinstance(v, (int, float)):
                 vals.append(float(v))
         if vals:
@@ -145,9 +145,10 @@ def classify_body(status: int, raw: bytes) -> tuple[str, dict[str, Any] | None]:
     st = body["status"]
     if st == "success":
         return "success", body
+    et = body.get("error_type")
     if st == "failed":
-        return f"failed:{body.get('error_type') or 'UNKNOWN'}", body
-    return st, body
+        return f"failed:{et or 'UNKNOWN'}", body
+    return (f"{st}:{et}" if et else st), body
 
 
 async def _one(session: aiohttp.ClientSession, cfg: LoadConfig, req: Request, rec: Record) -> None:

@@ -9,9 +9,9 @@ Phases (each measured in this run, same client, same machine):
    tools, no faults; a sweep of offered rates up to ``target_qps``. Runtime overhead per request
    = server-reported ``stages_ms.total`` − Σ tool-call time of its steps (plans are sequential,
    so that difference is exactly the time the runtime spent not waiting on a tool).
-3. **faults** — the same, with the mock drawing faults per tool call (10 % timeouts, 5 %
-   malformed bodies) and 2 % of plans carrying a broken dependency: every request classified,
-   ``lost`` must be 0.
+3. **faults** — the same, with faults injected per request: 10 % carry ``X-Mock-Fault: timeout``
+   (every tool call of the request hangs past its contract timeout), 5 % ``malformed``
+   (truncated JSON), 2 % a plan with a broken dependency; every request classified, ``lost`` 0.
 4. **model** — requests without a plan, so the CPU plan model plans each one; a rising rate until
    P99 of the total exceeds ``slo_ms``: ``model_max_plans_per_s`` is the highest rate that held it.
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 import sys
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -33,14 +34,16 @@ from bench.plans import PlanGenConfig, PlanGenerator, broken_dependency, entity_
 from bench.stack import Service, ServiceError
 
 JSON = {"content-type": "application/json"}
+FAULT_HEADERS = {"tool_timeout": "timeout", "malformed": "malformed"}
 
 
 @dataclass
 class LoadSuiteConfig:
     quick: bool = False
     target_qps: float = 1000.0
-    replay_rates: tuple[float, ...] = (50, 100, 200, 500, 1000)
+    replay_rates: tuple[float, ...] = (10, 25, 50, 100, 200, 500, 1000)
     step_s: float = 10.0
+    max_requests_per_step: int = 3000  # bounds the overloaded steps (1000 QPS → 3 s)
     fault_qps: float = 50.0
     fault_s: float = 20.0
     timeout_rate: float = 0.10
@@ -59,28 +62,43 @@ class LoadSuiteConfig:
     def for_run(cls, quick: bool) -> "LoadSuiteConfig":
         if not quick:
             return cls()
-        return cls(quick=True, replay_rates=(100, 1000), step_s=3.0, fault_qps=50, fault_s=4.0,
-                   model_rates=(1,), model_step_s=5.0, n_plans=400)
+        return cls(quick=True, replay_rates=(25, 1000), step_s=3.0, max_requests_per_step=600, fault_qps=50,
+                   fault_s=3.0, model_rates=(1,), model_step_s=4.0, n_plans=400)
 
 
 def _log(msg: str) -> None:
     print(f"[load] {msg}", file=sys.stderr, flush=True)
 
 
-def replay_requests(cfg: LoadSuiteConfig, broken_rate: float = 0.0) -> list[Request]:
-    """Pre-serialised /v1/run bodies with random valid plans over the mock's own entities."""
+def replay_requests(cfg: LoadSuiteConfig, faults: bool = False) -> list[Request]:
+    """Pre-serialised /v1/run bodies with random valid plans over the mock's own entities.
+
+    With ``faults``, exact shares of the requests carry an injected fault: ``X-Mock-Fault:
+    timeout`` / ``malformed`` (the server forwards ``X-Mock-*`` headers to every tool call of
+    that request) or a plan with a broken dependency. Each request's ``kind`` says which.
+    """
     from tao.mock_service.data import MockData
 
     gen = PlanGenerator(PlanGenConfig(seed=cfg.seed), literals=entity_literals(MockData.generate(7)))
     rng = random.Random(cfg.seed + 1)
+    n = cfg.n_plans
+    kinds = ["normal"] * n
+    if faults:
+        shares = (("tool_timeout", cfg.timeout_rate), ("malformed", cfg.malformed_rate),
+                  ("broken_dependency", cfg.broken_dependency_rate))
+        kinds = [k for k, share in shares for _ in range(round(share * n))]
+        kinds += ["normal"] * (n - len(kinds))
+        rng.shuffle(kinds)
     out = []
-    for plan in gen.plans(cfg.n_plans):
-        kind = "normal"
-        if rng.random() < broken_rate:
-            plan, kind = broken_dependency(plan, rng), "broken_dependency"
+    for plan, kind in zip(gen.plans(n), kinds):
+        headers = dict(JSON)
+        if kind == "broken_dependency":
+            plan = broken_dependency(plan, rng)
+        elif kind != "normal":
+            headers["X-Mock-Fault"] = FAULT_HEADERS[kind]
         body = {"request": plan["intent"].replace("_", " "), "session": {"session_id": "bench", "user_id": "U00000001"},
                 "plan": plan, "approve": sorted({s["tool"] for s in plan["steps"]})}
-        out.append(Request(orjson.dumps(body), JSON, kind))
+        out.append(Request(orjson.dumps(body), headers, kind))
     return out
 
 
@@ -105,42 +123,64 @@ def model_requests(cfg: LoadSuiteConfig) -> list[Request]:
     return out
 
 
-def server_count(base_url: str, endpoint: str = "/v1/run") -> float | None:
-    """Requests the server itself counted for ``endpoint`` (``tao_http_requests_total`` on
-    /metrics, all statuses), or None when the server exposes no such metric."""
+def _metrics(base_url: str) -> dict[str, float] | None:
+    """``{"requests": Σ tao_http_requests_total{endpoint="/v1/run"}, "in_flight": gauge}`` from
+    the server's /metrics, or None when it has no Prometheus endpoint."""
     from prometheus_client.parser import text_string_to_metric_families
 
     try:
-        text = httpx.get(base_url + "/metrics", timeout=10).text
-        total, found = 0.0, False
-        for fam in text_string_to_metric_families(text):
-            if fam.name == "tao_http_requests":
-                for s in fam.samples:
-                    if s.name.endswith("_total") and s.labels.get("endpoint") == endpoint:
-                        total, found = total + s.value, True
-        return total if found else None
+        r = httpx.get(base_url + "/metrics", timeout=10)
+        if r.status_code != 200:
+            return None
+        out = {"requests": 0.0, "in_flight": 0.0}
+        for fam in text_string_to_metric_families(r.text):
+            for s in fam.samples:
+                if s.name == "tao_http_requests_total" and s.labels.get("endpoint") == "/v1/run":
+                    out["requests"] += s.value
+                elif s.name == "tao_http_in_flight_requests":
+                    out["in_flight"] = s.value
+        return out
     except (httpx.HTTPError, ValueError):
         return None
 
 
-def _sweep(url: str, rates: tuple[float, ...], step_s: float, reqs: list[Request], timeout_s: float) -> list[dict]:
+def server_count(base_url: str) -> float | None:
+    """Requests the server itself counted on /v1/run (all statuses), None without /metrics."""
+    m = _metrics(base_url)
+    return m["requests"] if m else None
+
+
+def wait_idle(base_url: str, timeout_s: float = 120.0) -> float:
+    """Wait until the server has no request in flight (requests the client gave up on may still
+    run); returns the seconds waited. Keeps one step's backlog out of the next step."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout_s:
+        m = _metrics(base_url)
+        if m is None or m["in_flight"] <= 1:  # the /metrics request itself counts as one
+            break
+        time.sleep(0.5)
+    return time.monotonic() - t0
+
+
+def _sweep(url: str, rates: tuple[float, ...], step_s: float, reqs: list[Request], timeout_s: float,
+           max_requests: int | None = None) -> list[dict]:
     out = []
     base = url.rsplit("/v1/", 1)[0]
+    warm = run_load(LoadConfig(url=url, qps=20, duration_s=2.0, timeout_s=timeout_s, drain_s=timeout_s), reqs)
+    _log(f"{url} warm-up (not measured): {warm['outcomes']}")
+    wait_idle(base)
     for qps in rates:
-        cfg = LoadConfig(url=url, qps=qps, duration_s=step_s, timeout_s=timeout_s, drain_s=timeout_s)
+        cfg = LoadConfig(url=url, qps=qps, duration_s=step_s, timeout_s=timeout_s, drain_s=timeout_s,
+                         max_requests=max_requests)
         before = server_count(base)
         s = run_load(cfg, reqs)
+        s["server_idle_wait_s"] = round(wait_idle(base), 2)
         after = server_count(base)
         s["server_counted"] = (after - before) if before is not None and after is not None else None
         _log(f"{url} @ {qps:g} qps: sent {s['sent']} lost {s['lost']} outcomes {s['outcomes']} "
              f"client p99 {s['client_ms']['p99']} overhead p99 {s['overhead_ms']['p99']}")
         out.append(s)
     return out
-
-
-def _mock_config(mock: Service, **upd: Any) -> None:
-    r = httpx.post(mock.base_url + "/_config", json=upd, timeout=10)
-    r.raise_for_status()
 
 
 def _serve(mock: Service, cfg: LoadSuiteConfig, model: bool) -> Service:
@@ -157,22 +197,20 @@ def _pick(sweep: list[dict], qps: float) -> dict | None:
 def run(quick: bool = False, cfg: LoadSuiteConfig | None = None) -> dict:
     cfg = cfg or LoadSuiteConfig.for_run(quick)
     reqs = replay_requests(cfg)
-    faulty = replay_requests(cfg, cfg.broken_dependency_rate)
+    faulty = replay_requests(cfg, faults=True)
     result: dict[str, Any] = {"config": asdict(cfg)}
     _log("peer: bare FastAPI echo app")
     with Service("echo", ["-m", "bench.echo_server", "--port", "{port}"]) as echo:
-        peer = _sweep(echo.base_url + "/v1/run", cfg.replay_rates, cfg.step_s, reqs, cfg.client_timeout_s)
+        peer = _sweep(echo.base_url + "/v1/run", cfg.replay_rates, cfg.step_s, reqs, cfg.client_timeout_s,
+                      cfg.max_requests_per_step)
     with Service("mock", ["-m", "tao.mock_service", "--port", "{port}", "--hang-s", str(cfg.mock_hang_s)]) as mock:
         with _serve(mock, cfg, model=False) as serve:
             url = serve.base_url + "/v1/run"
             _log("replay: zero-latency tools, no faults")
-            replay = _sweep(url, cfg.replay_rates, cfg.step_s, reqs, cfg.client_timeout_s)
+            replay = _sweep(url, cfg.replay_rates, cfg.step_s, reqs, cfg.client_timeout_s, cfg.max_requests_per_step)
             _log("faults: 10% tool timeouts, 5% malformed, 2% broken dependencies")
-            _mock_config(mock, timeout_rate=cfg.timeout_rate, malformed_rate=cfg.malformed_rate,
-                         hang_s=cfg.mock_hang_s)
             faults = _sweep(url, (cfg.fault_qps,), cfg.fault_s, faulty, cfg.client_timeout_s)[0]
             faults["mock_stats"] = httpx.get(mock.base_url + "/_stats", timeout=10).json()
-            _mock_config(mock, timeout_rate=0.0, malformed_rate=0.0)
         try:
             model = _model_phase(mock, cfg)
         except ServiceError as exc:  # no usable plan model: recorded, the replay results still stand
@@ -211,6 +249,8 @@ def _assemble(cfg: LoadSuiteConfig, result: dict, peer: list[dict], replay: list
     runs = [*replay, faults, *model["steps"]]
     top = _pick(replay, cfg.target_qps) or replay[-1]
     top_peer = _pick(peer, top["offered_qps"])
+    low = replay[0]
+    sustained = [r["offered_qps"] for r in replay if _sustained(r, cfg.slo_ms)]
     result["summary"] = {
         "offered_qps": top["offered_qps"],
         "replay_overhead_p99_ms": top["overhead_ms"]["p99"],
@@ -219,6 +259,11 @@ def _assemble(cfg: LoadSuiteConfig, result: dict, peer: list[dict], replay: list
         "lost": sum(r["lost"] for r in runs),
         "model_max_plans_per_s": model["max_plans_per_s"],
         "replay_achieved_qps": top["throughput_qps"],
+        "replay_max_sustained_qps": max(sustained) if sustained else None,
+        "replay_overhead_p99_ms_at_lowest_rate": low["overhead_ms"]["p99"],
+        "replay_lowest_rate_qps": low["offered_qps"],
+        "overhead_definition": "stages_ms.total - tool time (source: "
+                               + ", ".join(sorted({k for r in replay for k in r["tool_time_source"]})) + ")",
         "replay_total_p99_ms": top["stages_ms"]["total"]["p99"],
         "replay_client_p99_ms": top["client_ms"]["p99"],
         "peer_client_p99_ms": top_peer["client_ms"]["p99"] if top_peer else None,
@@ -242,6 +287,14 @@ def _assemble(cfg: LoadSuiteConfig, result: dict, peer: list[dict], replay: list
     result["peer"], result["replay"], result["faults"], result["model"] = peer, replay, faults, model
     result["plots"] = _plots(peer, replay, faults, model)
     return result
+
+
+def _sustained(run: dict, slo_ms: float) -> bool:
+    """A rate is sustained when ≥ 95 % of it was answered, nothing failed in transport and the
+    client P99 (from the scheduled send time) stayed within ``slo_ms``."""
+    p99 = run["client_ms"]["p99"]
+    return (run["throughput_qps"] >= 0.95 * run["offered_qps"] and run["transport_failures"] == 0
+            and p99 is not None and p99 <= slo_ms)
 
 
 def _ms(v: float | None) -> str:

@@ -100,6 +100,7 @@ def test_classify_body_covers_every_shape():
     assert tool_time_ms({}) == (None, None)
     assert classify_body(200, b'{"status":"failed","error_type":"TOOL_TIMEOUT"}')[0] == "failed:TOOL_TIMEOUT"
     assert classify_body(200, b'{"status":"needs_approval"}')[0] == "needs_approval"
+    assert classify_body(200, b'{"status":"needs_user","error_type":"TOOL_CLIENT_ERROR"}')[0] == "needs_user:TOOL_CLIENT_ERROR"
     assert classify_body(200, b"not json")[0] == "bad_body"
     assert classify_body(429, b"")[0] == "rejected"
     assert classify_body(503, b'{"error":{"type":"model_unavailable"}}')[0] == "http_503:model_unavailable"
