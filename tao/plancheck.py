@@ -7,7 +7,10 @@ Python rules are also the reference the Rust checker is tested against.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
+
+import orjson
 
 from tao.argcheck import validate_args
 from tao.contracts import ThoughtPlan
@@ -48,6 +51,15 @@ def _py_check(plan: ThoughtPlan, schemas: dict[str, dict[str, Any]]) -> tuple[li
     return errors, order
 
 
+@lru_cache(maxsize=32)
+def _compiled(schemas_json: bytes) -> Any:
+    """Compiling a registry costs tens of milliseconds: one compiled checker per registry."""
+    try:
+        return _RustPlanChecker(orjson.loads(schemas_json))
+    except Exception:  # an unexpected native failure falls back to the Python rules
+        return None
+
+
 class PlanValidator:
     """Checks plans against a registry's argument schemas."""
 
@@ -55,10 +67,7 @@ class PlanValidator:
         self.schemas = schemas
         self._rust = None
         if prefer_rust and _RustPlanChecker is not None:
-            try:
-                self._rust = _RustPlanChecker(schemas)
-            except Exception:  # an unexpected native failure falls back to the Python rules
-                self._rust = None
+            self._rust = _compiled(orjson.dumps(schemas, option=orjson.OPT_SORT_KEYS))
         self.backend = "rust" if self._rust is not None else "python"
 
     def check(self, plan: ThoughtPlan) -> tuple[list[str], list[str]]:

@@ -20,11 +20,25 @@ from tao.timeexpr import TimeSymbolError, resolve_times
 from tao.trajectory import Trajectory, mark_error
 
 
-def consistency_errors(args: dict[str, Any], extracted: dict[str, Any]) -> list[str]:
-    """Rule-based cross-check: a value the call asked for (an id, a status filter) must come back
-    unchanged when the tool echoes it."""
-    return [k for k, v in args.items() if k in extracted and isinstance(v, (str, int)) and extracted[k] is not None
-            and not isinstance(extracted[k], (dict, list)) and str(extracted[k]) != str(v)]
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(float(a) - float(b)) <= 1e-9 * max(1.0, abs(float(a)))
+    return a == b
+
+
+def consistency_errors(args: dict[str, Any], parsed: Any, extracted: dict[str, Any]) -> list[str]:
+    """Rule-based cross-check: a value the call asked for (an id, a city, an amount) must come back
+    unchanged when the tool echoes it (top level of the response, or an extracted output)."""
+    bad = []
+    for k, v in args.items():
+        if not isinstance(v, (str, int, float)) or isinstance(v, bool):
+            continue
+        for source in (parsed if isinstance(parsed, dict) else {}, extracted):
+            got = source.get(k)
+            if got is not None and not isinstance(got, (dict, list)) and not _same(v, got):
+                bad.append(k)
+                break
+    return bad
 
 
 class StepRunner:
@@ -111,7 +125,7 @@ class StepRunner:
                                         confidence_score=0.0)
             else:
                 obs = self.observer.observe(spec, result)
-                if obs.valid and (bad := consistency_errors(args, obs.extracted_data)):
+                if obs.valid and (bad := consistency_errors(args, result.parsed_data, obs.extracted_data)):
                     obs = obs.model_copy(update={"valid": False, "error_type": ErrorType.OBSERVATION_INCONSISTENT,
                                                  "details": {**obs.details, "inconsistent": bad}})
                 elif obs.valid and obs.confidence_score < self.config.min_confidence:

@@ -38,7 +38,8 @@ def make_loop(executor: ToolExecutor, plans: Any, **kw: Any) -> tuple[TaoLoop, M
 def demo_session(**kw: Any) -> SessionState:
     from datetime import datetime
 
-    return SessionState(user_id="U00000001", now=datetime.fromisoformat(DEMO_NOW), **kw)
+    kw.setdefault("user_id", "U00000001")
+    return SessionState(now=datetime.fromisoformat(DEMO_NOW), **kw)
 
 
 def plan(*steps: tuple, intent: str = "test_plan") -> dict[str, Any]:

@@ -34,9 +34,13 @@ class MockTools:
     def script(self, *faults: str, tools: list[str] | None = None) -> None:
         self.faults(script=list(faults), tools=tools)
 
-    def patch(self, tool: str, patch: dict[str, Any]) -> None:
-        r = httpx.post(self.url + "/_patch", json={"tool": tool, "patch": patch}, timeout=5)
-        r.raise_for_status()
+    def patch(self, tool: str, patch: dict[str, Any], *, over_http: bool = False) -> None:
+        """Merge fields into a tool's replies (directly into the service state: cheaper than
+        ``POST /_patch``, which :func:`test_admin_endpoints` covers)."""
+        if over_http:
+            httpx.post(self.url + "/_patch", json={"tool": tool, "patch": patch}, timeout=5).raise_for_status()
+        else:
+            self.svc.state.patches[tool] = dict(patch)
 
     def stats(self) -> dict[str, Any]:
         return httpx.get(self.url + "/_stats", timeout=5).json()
