@@ -65,6 +65,7 @@ class ResidualCorrector:
 
     def update(self, key: Hashable, residual: float) -> None:
         """Fold one residual (actual - uncorrected model prediction) into ``key``."""
+        residual = float(residual)
         if not math.isfinite(residual):
             return
         s = self._state.get(key)

@@ -24,7 +24,7 @@ def approx_tokens(text: str) -> int:
     spaces = raw.count(b" ")
     letters = n - non_ascii - punct - spaces
     words = spaces + 1
-    return max(words if letters > 0 else 0, (letters + 3) // 4) + punct + non_ascii
+    return max(words if letters > 0 else 0, letters // 4) + punct + non_ascii
 
 
 @lru_cache(maxsize=8)
