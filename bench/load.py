@@ -218,7 +218,7 @@ async def run_open_loop(cfg: LoadConfig, requests: Sequence[Request]) -> list[Re
     return records
 
 
-def summarize(cfg: LoadConfig, records: list[Record], *, samples: int = 1500) -> dict[str, Any]:
+def summarize(cfg: LoadConfig, records: list[Record], *, samples: int = 400) -> dict[str, Any]:
     """Accounting, throughput and latency of one run (client and server-reported stages)."""
     counts = Counter(r.category for r in records)
     sent = len(records)

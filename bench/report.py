@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import PLOTS_DIR, REPORT_PATH, RESULTS_DIR, read_json, utc_now
+from bench.report_adapters import derive
 
 
 @dataclass
@@ -75,6 +76,21 @@ def _slug(s: str) -> str:
 
 
 # ---------------------------------------------------------------------------- plots
+def _bars(ax, series: dict) -> int:
+    """Grouped bars: ``{group: {peer: value}}`` — one group per x position, one colour per peer."""
+    groups = [g for g, v in series.items() if isinstance(v, dict)]
+    peers = list(dict.fromkeys(p for g in groups for p in series[g]))
+    if not groups or not peers:
+        return 0
+    width = 0.8 / len(peers)
+    for i, peer in enumerate(peers):
+        xs = [j + i * width for j in range(len(groups))]
+        ys = [_num(series[g].get(peer)) or 0.0 for g in groups]
+        ax.bar(xs, ys, width=width, label=str(peer))
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(groups))], [str(g) for g in groups], fontsize=8)
+    return len(peers)
+
+
 def _plot(spec: dict, path: Path) -> Path | None:
     """Render one plot spec (cdf / hist / line) to PNG; None if it has no usable data."""
     import matplotlib
@@ -84,12 +100,14 @@ def _plot(spec: dict, path: Path) -> Path | None:
 
     kind = spec.get("kind")
     series = spec.get("series") or {}
-    if kind not in ("cdf", "hist", "line") or not isinstance(series, dict):
+    if kind not in ("cdf", "hist", "line", "bar") or not isinstance(series, dict):
         return None
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
     drawn = 0
     try:
-        for label, data in series.items():
+        if kind == "bar":
+            drawn = _bars(ax, series)
+        for label, data in (series.items() if kind != "bar" else ()):
             if kind in ("cdf", "hist"):
                 xs = sorted(x for x in (_num(v) for v in (data or [])) if x is not None)
                 if not xs:
@@ -144,6 +162,8 @@ def _load_results(results_dir: Path) -> dict[str, dict]:
         except Exception as exc:  # noqa: BLE001 - an unreadable file is reported, not fatal
             data = {"suite": p.stem, "status": "failed", "error": {"detail": f"unreadable result: {exc}"}}
         if isinstance(data, dict):
+            if data.get("status", "ok") == "ok":
+                data.update(derive(p.stem, data))
             out[p.stem] = data
     return out
 

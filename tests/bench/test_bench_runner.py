@@ -95,3 +95,23 @@ def test_report_only_and_tao_bench_entry(tmp_path: Path, suites_dir: Path):
     code = tao_main(["bench", "--report-only", "--results-dir", str(tmp_path / "res"),
                      "--report", str(tmp_path / "out" / "REPORT.md"), "--plots-dir", str(tmp_path / "out" / "plots")])
     assert code == 0 and "fake_ok" in (tmp_path / "out" / "REPORT.md").read_text()
+
+
+CHEAP_SUITES = ("validator",)  # real suites whose --quick run is short enough for `make test`
+
+
+@pytest.mark.timeout(240)
+def test_quick_smoke_of_the_cheap_real_suites(tmp_path: Path):
+    """`python -m bench --quick` on the cheap suites: results, report and plots end to end."""
+    r = subprocess.run([sys.executable, "-m", "bench", *CHEAP_SUITES, "--quick", "--results-dir", str(tmp_path / "res"),
+                        "--report", str(tmp_path / "REPORT.md"), "--plots-dir", str(tmp_path / "plots")],
+                       cwd=ROOT, capture_output=True, text=True, timeout=230)
+    assert r.returncode == 0, r.stderr[-3000:]
+    report = (tmp_path / "REPORT.md").read_text()
+    for name in CHEAP_SUITES:
+        data = json.loads((tmp_path / "res" / f"{name}.json").read_text())
+        assert data["status"] == "ok" and data["meta"]["quick"] is True and data["summary"]
+        assert f"| {name} | ok | quick |" in report
+    ratios = report[report.index("## Ratios first"):report.index("## validator")]
+    assert "jsonschema_rs" in ratios  # the validator's peers, derived from its results, come first
+    assert list((tmp_path / "plots").glob("validator_*.png"))
