@@ -75,15 +75,17 @@ class ReplayPlanner:
 class EnginePlanner:
     """Adapter for ``thought_model.engine.PlanEngine`` (``agenerate_one(PlanRequest)``)."""
 
-    def __init__(self, engine: Any, name: str | None = None) -> None:
+    def __init__(self, engine: Any, name: str | None = None, tools: list[str] | None = None) -> None:
         self.engine = engine
         self.name = name or getattr(engine, "name", "engine")
+        self.tools = tools  # a fixed tool subset for the grammar (None: the engine's whole registry)
 
     async def plan(self, request: str, session: SessionState, *, tools: list[str] | None = None,
                    strict: bool = False, deadline_s: float | None = None) -> PlanOutcome:
         from thought_model.engine import PlanRequest
 
-        req = PlanRequest(text=request, session=session, tools=tools if strict else None, deadline_s=deadline_s)
+        subset = self.tools if self.tools is not None else (tools if strict else None)
+        req = PlanRequest(text=request, session=session, tools=subset, deadline_s=deadline_s)
         res = await self.engine.agenerate_one(req)
         stats = res.stats.as_dict() if hasattr(res.stats, "as_dict") else dict(res.stats or {})
         return PlanOutcome(output=res.output, error=res.error, stats=stats, text=getattr(res, "text", ""))

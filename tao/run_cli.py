@@ -41,8 +41,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _load_plan(text: str) -> object:
-    p = Path(text)
-    raw = p.read_bytes() if len(text) < 4096 and p.is_file() else text.encode()
+    """A plan given inline (JSON text starting with '{') or as a file path."""
+    raw = text.encode() if text.lstrip().startswith("{") else Path(text).read_bytes()
     return orjson.loads(raw)
 
 

@@ -144,9 +144,10 @@ def get_weather(d: MockData, a: dict) -> Result:
     city = a.get("city", "")
     if city not in CITIES and not city.isascii():
         return _nf("city")
-    h = int(_suffix(city, a.get("date")), 16)
+    day = a.get("date") or d.today.isoformat()
+    h = int(_suffix(city, day), 16)
     cond = ["晴", "多云", "阴", "小雨", "雷阵雨"][h % 5]
-    return 200, {"city": city, "date": a.get("date"), "condition": cond, "temperature_c": 5 + h % 25,
+    return 200, {"city": city, "date": day, "condition": cond, "temperature_c": 5 + h % 25,
                  "humidity": f"{40 + h % 50}%", "wind": f"{h % 20} km/h"}, False
 
 
