@@ -136,7 +136,10 @@ class Router:
         inp = max(0.0, float(est.total_tokens) - out)
         max_out = request.get("max_tokens") or request.get("max_completion_tokens") or 0
         bound = request.get("max_latency_s", self.latency_bound_s)
-        ctx = RouteContext(request, str(feats.get("task_type") or request.get("task_type") or "chat"),
+        task = request.get("task_type")
+        if not isinstance(task, str) or not task:
+            task = feats.get("task_type") if isinstance(feats.get("task_type"), str) else "chat"
+        ctx = RouteContext(request, task,
                            inp, out, self._routable, float(bound) if bound is not None else None)
         ranked, reason = self._candidates(request, ctx)
         fitting = [p for p in ranked if inp <= p.max_input_tokens and max(out, max_out) <= p.max_output_tokens]

@@ -6,7 +6,7 @@ import orjson
 import pytest
 from fastapi import FastAPI
 
-from router import RouterConfig, build_router
+from router import HeuristicEstimator, RouterConfig, build_router
 from router.testing.upstream import ServerThread, Upstream, UpstreamBehavior
 from tao.server import routes_gateway
 from tao.server.config import ServerConfig
@@ -40,7 +40,7 @@ def make_app(profiles_path, **router_overrides) -> FastAPI:
     routes_gateway.register(app, ServerConfig(router_config=profiles_path, load_model=False, request_timeout_s=0.5))
     if router_overrides:
         cfg = RouterConfig(profiles_path=profiles_path, **router_overrides)
-        app.state.gateway.router = build_router(cfg)
+        app.state.gateway.router = build_router(cfg, estimator=HeuristicEstimator())
         app.state.gateway.config = cfg
     return app
 
@@ -61,7 +61,8 @@ def gw(gateway, upstreams):
     """Fresh router and upstream behaviours for each test; yields (client, app, upstreams)."""
     app, url, path = gateway
     ups, _ = upstreams
-    app.state.gateway.router = build_router(RouterConfig(profiles_path=path, capacity_token_s=1e7, window_s=60))
+    app.state.gateway.router = build_router(RouterConfig(profiles_path=path, capacity_token_s=1e7, window_s=60),
+                                           estimator=HeuristicEstimator())  # the trained one: serving test
     app.state.gateway.config = RouterConfig(upstream_timeout_s=0.5)
     for u in ups.values():
         u.behavior = UpstreamBehavior()
@@ -119,7 +120,10 @@ def test_streaming_passes_sse_through_and_records_usage(gw):
 def test_bucket_full_gives_429_with_retry_after(gw, gateway):
     client, app, _ = gw
     _, _, path = gateway
-    app.state.gateway.router = build_router(RouterConfig(profiles_path=path, capacity_token_s=300.0, window_s=60))
+    # capacity below any single request's predicted cost: the first takes the full bucket (cost capped at
+    # capacity); its settle refunds all but the small actual cost, so the second must wait for that
+    app.state.gateway.router = build_router(RouterConfig(profiles_path=path, capacity_token_s=50.0, window_s=60),
+                                           estimator=HeuristicEstimator())
     ok = client.post("/v1/chat/completions", json=chat("x" * 400))
     assert ok.status_code == 200
     r = client.post("/v1/chat/completions", json=chat("x" * 400))
@@ -204,7 +208,7 @@ def test_two_replicas_share_a_redis_bucket(upstreams, redis_server, tmp_path):
     _, urls = upstreams
     path = tmp_path / "p.toml"
     write_profiles(path, urls)
-    cfg = dict(capacity_token_s=300.0, window_s=600.0, redis_url=redis_server.url, per_tenant=True)
+    cfg = dict(capacity_token_s=50.0, window_s=600.0, redis_url=redis_server.url, per_tenant=True)
     a, b = (ServerThread(make_app(path, **cfg), lifespan="on").start() for _ in range(2))
     try:
         hdr = {"x-tenant-id": "shared-replicas"}
