@@ -213,6 +213,8 @@ def _suite_section(name: str, data: dict, cfg: ReportConfig, rel: Path) -> list[
     if data.get("notes"):
         notes = data["notes"]
         lines += [("- " + "\n- ".join(map(str, notes))) if isinstance(notes, list) else str(notes), ""]
+    for tab in data.get("tables") or []:
+        lines += _table(tab)
     summary = data.get("summary") or {}
     if summary:
         lines += ["| summary | value |", "|---|---|"]
@@ -225,6 +227,18 @@ def _suite_section(name: str, data: dict, cfg: ReportConfig, rel: Path) -> list[
         if _plot(spec, png):
             lines += [f"![{spec.get('title', '')}]({_relpath(png, rel)})", ""]
     return lines
+
+
+def _table(tab: Any) -> list[str]:
+    """``{"title", "columns": [...], "rows": [[...], ...]}`` as a Markdown table."""
+    if not isinstance(tab, dict) or not isinstance(tab.get("columns"), list) or not isinstance(tab.get("rows"), list):
+        return []
+    cols = [fmt(c) for c in tab["columns"]]
+    out = [f"**{fmt(tab.get('title', ''))}**", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in tab["rows"]:
+        if isinstance(row, list):
+            out.append("| " + " | ".join(fmt(v) for v in row) + " |")
+    return out + [""]
 
 
 def _relpath(p: Path, base: Path) -> str:

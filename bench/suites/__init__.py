@@ -18,4 +18,6 @@ ratios and plots in ``bench/REPORT.md`` without report changes::
          "series": {"label": [sample, ...]}},
         {"kind": "line", "title": "...", "xlabel": "offered QPS", "ylabel": "achieved QPS",
          "series": {"label": {"x": [...], "y": [...]}}}],
+    "tables": [{"title": "...", "columns": ["rate", "p99 ms"], "rows": [[100, 3.2]]}],
+    "notes": ["one line of context", ...],
 """

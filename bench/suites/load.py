@@ -284,9 +284,34 @@ def _assemble(cfg: LoadSuiteConfig, result: dict, peer: list[dict], replay: list
         f"runtime overhead P99 (total − tool time): {_ms(top['overhead_ms']['p99'])} (moonshot target ≤ 5 ms).",
         "Client, server and mock tools share this machine's cores; the client's own lateness is in send_lag_ms.",
     ]
+    result["tables"] = _tables(peer, replay, faults, model)
     result["peer"], result["replay"], result["faults"], result["model"] = peer, replay, faults, model
     result["plots"] = _plots(peer, replay, faults, model)
     return result
+
+
+def _tables(peer: list[dict], replay: list[dict], faults: dict, model: dict) -> list[dict]:
+    def rate_rows(runs: list[dict], label: str, server: bool = True) -> list[list]:
+        return [[label, r["offered_qps"], r.get("send_rate_qps"), r["throughput_qps"], r["sent"], r["lost"],
+                 r["client_ms"]["p50"], r["client_ms"]["p99"], r["stages_ms"]["total"]["p99"] if server else None,
+                 r["overhead_ms"]["p50"] if server else None, r["overhead_ms"]["p99"] if server else None,
+                 r["error_rate"], r.get("server_counted")] for r in runs]
+
+    rates = {"title": "open-loop runs (latencies in ms; client latency from the scheduled send time)",
+             "columns": ["target", "offered QPS", "sent QPS", "answered QPS", "sent", "lost", "client P50",
+                         "client P99", "server total P99", "overhead P50", "overhead P99", "non-success share",
+                         "server counted"],
+             "rows": rate_rows(peer, "bare echo", server=False) + rate_rows(replay, "tao replay") + rate_rows([faults], "tao faults")
+             + rate_rows(model["steps"], "tao model")}
+    stages = {"title": f"per-stage server latency (ms), fault run at {faults['offered_qps']:g} QPS",
+              "columns": ["stage", "P50", "P95", "P99", "max", "n"],
+              "rows": [[s, v["p50"], v["p95"], v["p99"], v["max"], v["n"]] for s, v in faults["stages_ms"].items()]}
+    outcomes = {"title": "fault run: outcome of every request, by injected fault",
+                "columns": ["injected", "requests", "outcomes"],
+                "rows": [[k, sum(v.values()), v] for k, v in faults["by_kind"].items()]
+                + [["all", faults["sent"], f"received {faults['received']} + transport {faults['transport_failures']}"
+                    f" = {faults['received'] + faults['transport_failures']}; lost {faults['lost']}"]]}
+    return [rates, stages, outcomes]
 
 
 def _sustained(run: dict, slo_ms: float) -> bool:
