@@ -81,7 +81,7 @@ class TaoLoop:
             else:
                 assert plan is not None
                 if plan.thought_id and plan.thought_id != traj.thought_id:
-                    traj.thought_id = plan.thought_id  # a replayed plan keeps its id (idempotency keys)
+                    traj.set_thought_id(plan.thought_id)  # a replayed plan keeps its id (idempotency keys)
                     span.set_attribute("tao.thought_id", plan.thought_id)
                 plan = plan.model_copy(update={"thought_id": traj.thought_id,
                                                "created_at": plan.created_at or datetime.now(timezone.utc)})

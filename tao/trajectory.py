@@ -68,7 +68,13 @@ class Trajectory:
         self.tracer = tracer or trace.get_tracer("tao.loop")
         self.events: list[TrajectoryEvent] = []
         self._lock = threading.Lock()
-        self.log = logging.LoggerAdapter(log, {"thought_id": thought_id, "trace_id": trace_id})
+        # trace_id on log records is set by the server's record factory (tao.server.routes_core)
+        self.log = logging.LoggerAdapter(log, {"thought_id": thought_id})
+
+    def set_thought_id(self, thought_id: str) -> None:
+        """Adopt a replayed plan's thought id (events, spans and log lines from now on)."""
+        self.thought_id = thought_id
+        self.log = logging.LoggerAdapter(log, {"thought_id": thought_id})
 
     def emit(self, kind: EventKind, *, step_id: str | None = None, tool: str | None = None,
              duration_ms: float | None = None, **payload: Any) -> TrajectoryEvent:
