@@ -5,7 +5,13 @@
 //! [`Ensemble::predict_row`] evaluates one row the way XGBoost's CPU predictor does: features
 //! are compared as `f32` (`x < split_condition` goes left, NaN follows `default_left`) and leaf
 //! values are summed in `f32` in tree order onto the base margin, then the objective's inverse
-//! link is applied. Nodes of all trees live in one flat array of 16-byte records.
+//! link is applied.
+//!
+//! Layout: the nodes of all trees live in one flat array of 8-byte records in depth-first
+//! order (a left child directly follows its parent; the right child is at a stored offset). A
+//! leaf is a node whose threshold is NaN and whose offset is 0, so a walk that reaches it stays
+//! there; leaf values sit in a parallel array. That lets [`Ensemble`] walk 8 trees in lockstep
+//! for their maximum depth with no leaf test in the loop: independent memory loads overlap.
 
 use serde_json::Value;
 use std::fmt;
@@ -44,24 +50,36 @@ pub enum Link {
     Logit,
 }
 
-const LEAF: u32 = u32::MAX;
 const DEFAULT_LEFT: u32 = 1 << 31;
+const OFFSET_BITS: u32 = 18;
+const OFFSET_MASK: u32 = (1 << OFFSET_BITS) - 1;
+const FEATURE_MASK: u32 = (1 << (31 - OFFSET_BITS)) - 1;
+const LANES: usize = 8;
 
-/// One node: `feature` is [`LEAF`] for leaves (then `value` is the leaf value), else the split
-/// feature index with bit 31 set when missing values go left.
+/// One node: split threshold (NaN for leaves) and `meta` = default-left bit 31, feature index
+/// in bits 18..31, right-child offset in bits 0..18 (0 for leaves).
 #[derive(Debug, Clone, Copy)]
 struct Node {
-    feature: u32,
-    value: f32,
-    left: u32,
-    right: u32,
+    threshold: f32,
+    meta: u32,
+}
+
+impl Node {
+    #[inline(always)]
+    fn next(self, x: &[f32], i: usize) -> usize {
+        let v = x[((self.meta >> OFFSET_BITS) & FEATURE_MASK) as usize];
+        let left = if v.is_nan() { self.meta & DEFAULT_LEFT != 0 } else { v < self.threshold };
+        if left { i + 1 } else { i + (self.meta & OFFSET_MASK) as usize }
+    }
 }
 
 /// A loaded tree ensemble.
 #[derive(Debug, Clone)]
 pub struct Ensemble {
     nodes: Vec<Node>,
+    leaf_values: Vec<f32>,
     roots: Vec<u32>,
+    depths: Vec<u32>,
     base_margin: f32,
     num_features: usize,
     link: Link,
@@ -172,9 +190,17 @@ impl Ensemble {
                 return Err(TreeError::Unsupported("trees for more than one output".into()));
             }
         }
+        if num_features == 0 {
+            return Err(TreeError::Parse("num_feature is 0".into()));
+        }
+        if num_features > FEATURE_MASK as usize + 1 {
+            return Err(TreeError::Unsupported(format!("more than {} features", FEATURE_MASK + 1)));
+        }
         let mut ens = Ensemble {
             nodes: Vec::new(),
+            leaf_values: Vec::new(),
             roots: Vec::with_capacity(trees.len()),
+            depths: Vec::with_capacity(trees.len()),
             base_margin,
             num_features,
             link,
@@ -205,29 +231,55 @@ impl Ensemble {
                 return Err(TreeError::Unsupported("categorical splits".into()));
             }
         }
-        let offset = self.nodes.len() as u32;
+        // Validate, then lay the tree out depth-first (left child right after its parent).
         for i in 0..n {
-            let node = if left[i] == -1 {
-                Node { feature: LEAF, value: cond[i] as f32, left: 0, right: 0 }
-            } else {
-                let (l, r, f) = (left[i], right[i], feat[i]);
-                let ok = |c: i64| c > i as i64 && (c as usize) < n;
-                if !ok(l) || !ok(r) {
-                    return Err(TreeError::Parse(format!("node {i}: child index out of range")));
-                }
-                if f < 0 || f as usize >= self.num_features {
-                    return Err(TreeError::Parse(format!("node {i}: feature {f} out of range")));
-                }
-                Node {
-                    feature: f as u32 | if dleft[i] != 0 { DEFAULT_LEFT } else { 0 },
-                    value: cond[i] as f32,
-                    left: offset + l as u32,
-                    right: offset + r as u32,
-                }
-            };
-            self.nodes.push(node);
+            if left[i] == -1 {
+                continue;
+            }
+            let ok = |c: i64| c > i as i64 && (c as usize) < n;
+            if !ok(left[i]) || !ok(right[i]) {
+                return Err(TreeError::Parse(format!("node {i}: child index out of range")));
+            }
+            if feat[i] < 0 || feat[i] as usize >= self.num_features {
+                return Err(TreeError::Parse(format!("node {i}: feature {} out of range", feat[i])));
+            }
         }
-        self.roots.push(offset);
+        let root = self.nodes.len();
+        let mut depth = 0u32;
+        // (source node, depth, slot of the parent whose right offset points here)
+        let mut stack: Vec<(usize, u32, Option<usize>)> = vec![(0, 0, None)];
+        let mut visited = 0usize;
+        while let Some((src, d, parent)) = stack.pop() {
+            visited += 1;
+            if visited > n {
+                return Err(TreeError::Parse("node graph is not a tree".into()));
+            }
+            let at = self.nodes.len();
+            if let Some(p) = parent {
+                let off = (at - p) as u32;
+                if off > OFFSET_MASK {
+                    return Err(TreeError::Unsupported("tree too large for the compact layout".into()));
+                }
+                self.nodes[p].meta |= off;
+            }
+            depth = depth.max(d);
+            if left[src] == -1 {
+                self.nodes.push(Node { threshold: f32::NAN, meta: 0 });
+                self.leaf_values.push(cond[src] as f32);
+            } else {
+                let dl = if dleft[src] != 0 { DEFAULT_LEFT } else { 0 };
+                self.nodes.push(Node {
+                    threshold: cond[src] as f32,
+                    meta: dl | ((feat[src] as u32) << OFFSET_BITS),
+                });
+                self.leaf_values.push(0.0);
+                // Right is pushed first so the left subtree is laid out right after this node.
+                stack.push((right[src] as usize, d + 1, Some(at)));
+                stack.push((left[src] as usize, d + 1, None));
+            }
+        }
+        self.roots.push(root as u32);
+        self.depths.push(depth);
         Ok(())
     }
 
@@ -252,18 +304,35 @@ impl Ensemble {
     }
 
     /// Sum of leaf values plus base margin for one row of `f32` features (no length check).
+    /// Trees are walked [`LANES`] at a time in lockstep; leaf values are added in tree order,
+    /// as XGBoost does, so the `f32` sum is the same.
     #[inline]
     fn margin_unchecked(&self, x: &[f32]) -> f32 {
         let nodes = &self.nodes[..];
         let mut acc = self.base_margin;
-        for &root in &self.roots {
-            let mut node = nodes[root as usize];
-            while node.feature != LEAF {
-                let v = x[(node.feature & !DEFAULT_LEFT) as usize];
-                let go_left = if v.is_nan() { node.feature & DEFAULT_LEFT != 0 } else { v < node.value };
-                node = nodes[if go_left { node.left } else { node.right } as usize];
+        for (roots, depths) in self.roots.chunks(LANES).zip(self.depths.chunks(LANES)) {
+            let mut idx = [0usize; LANES];
+            for (slot, &r) in idx.iter_mut().zip(roots) {
+                *slot = r as usize;
             }
-            acc += node.value;
+            let steps = depths.iter().copied().max().unwrap_or(0);
+            let k = roots.len();
+            if k == LANES {
+                for _ in 0..steps {
+                    for slot in idx.iter_mut() {
+                        *slot = nodes[*slot].next(x, *slot);
+                    }
+                }
+            } else {
+                for _ in 0..steps {
+                    for slot in idx[..k].iter_mut() {
+                        *slot = nodes[*slot].next(x, *slot);
+                    }
+                }
+            }
+            for &i in &idx[..k] {
+                acc += self.leaf_values[i];
+            }
         }
         acc
     }
@@ -352,6 +421,27 @@ mod tests {
         // NaN on feature 0 goes left (default_left), on feature 1 goes right.
         assert_eq!(e.predict_row(&[f32::NAN, f32::NAN]).unwrap(), 0.5 + 1.0 + 0.25);
         assert_eq!(e.predict_row_f64(&[3.0, 0.0, 99.0]).unwrap(), 1.25);
+    }
+
+    #[test]
+    fn unbalanced_trees_and_more_trees_than_lanes() {
+        // Node 0: x0 < 5 ? node 1 : leaf 2 (10); node 1: x1 < 0 ? leaf 3 (1) : leaf 4 (2).
+        let tree = r#"{"left_children": [1, 3, -1, -1, -1], "right_children": [2, 4, -1, -1, -1],
+            "split_indices": [0, 1, 0, 0, 0], "split_conditions": [5.0, 0.0, 10.0, 1.0, 2.0],
+            "default_left": [0, 1, 0, 0, 0], "split_type": [0, 0, 0, 0, 0]}"#;
+        let trees = vec![tree; 11].join(",");
+        let doc = format!(
+            r#"{{"learner": {{"learner_model_param": {{"base_score": "0", "num_feature": "2"}},
+            "objective": {{"name": "reg:squarederror"}},
+            "gradient_booster": {{"name": "gbtree", "model": {{"trees": [{trees}]}}}}}}}}"#
+        );
+        let e = Ensemble::from_xgboost_json(&doc).unwrap();
+        assert_eq!(e.num_trees(), 11);
+        assert_eq!(e.predict_row(&[9.0, -1.0]).unwrap(), 110.0);
+        assert_eq!(e.predict_row(&[1.0, -1.0]).unwrap(), 11.0);
+        assert_eq!(e.predict_row(&[1.0, 3.0]).unwrap(), 22.0);
+        assert_eq!(e.predict_row(&[1.0, f32::NAN]).unwrap(), 11.0); // default left
+        assert_eq!(e.predict_row(&[f32::NAN, 3.0]).unwrap(), 110.0); // default right
     }
 
     #[test]
