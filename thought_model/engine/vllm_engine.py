@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,7 +88,10 @@ class VllmEngine(PlanEngine):
             params.append(self._params(schema))
             slots.append(i)
         if prompts:
-            with self._lock:
+            with self._lock, warnings.catch_warnings():
+                # vLLM 0.32 passes xgrammar 0.2.8 a deprecated (ignored) max_rollback_tokens
+                warnings.filterwarnings("ignore", message="max_rollback_tokens is deprecated",
+                                        category=DeprecationWarning)
                 outs = self.llm.generate(prompts, params, use_tqdm=False)
             ms = (time.perf_counter() - t0) * 1000.0
             for i, out in zip(slots, outs):
