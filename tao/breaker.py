@@ -66,6 +66,11 @@ class CircuitBreaker:
             self.transitions.append("open")
         self.probing = False
 
+    def release(self) -> None:
+        """A call that was allowed but never made (e.g. no time left): free the half-open probe
+        slot without judging the tool."""
+        self.probing = False
+
     def retry_after_s(self) -> float:
         if self.opened_at is None:
             return 0.0

@@ -99,6 +99,7 @@ class ToolExecutor:
                 result = await self._run(reg, args, ctx, key, _fallback_depth)
                 if result.error_info is None:
                     self.idempotency.put(key, result)
+            self.idempotency.forget_lock(key)
         return result
 
     def _timeout_s(self, spec: ToolSpec, ctx: ExecContext) -> float:
@@ -125,7 +126,7 @@ class ToolExecutor:
                 attempts += 1
                 timeout = self._timeout_s(spec, ctx)
                 if timeout <= 0:
-                    breaker.record_success()  # not the tool's fault; release a half-open probe
+                    breaker.release()  # not the tool's fault: free a half-open probe slot
                     result = _error(spec.name, ctx.step_id, ErrorType.BUDGET_EXHAUSTED, "wall-time budget exhausted")
                     break
                 result = await self._call_once(reg, args, ctx, key, attempts, timeout)

@@ -48,6 +48,12 @@ class IdempotencyStore:
             lk = self._locks[key] = asyncio.Lock()
         return lk
 
+    def forget_lock(self, key: str) -> None:
+        """Drop an idle lock (results stay recorded); keeps the lock table from growing."""
+        lk = self._locks.get(key)
+        if lk is not None and not lk.locked() and not getattr(lk, "_waiters", None):
+            del self._locks[key]
+
     def get(self, key: str) -> ActionResult | None:
         hit = self._done.get(key)
         if hit is None:

@@ -14,17 +14,16 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
 
 from opentelemetry.trace import Tracer
 
-from tao.contracts import ErrorType, EventKind, InsufficientContext, SessionState, ThoughtPlan
+from tao.contracts import ErrorInfo, ErrorType, EventKind, InsufficientContext, SessionState, ThoughtPlan
 from tao.correction import CorrectionBudget, HANDLERS
 from tao.executor import ToolExecutor
 from tao.observer import Observer
 from tao.permissions import Approver
 from tao.plancheck import PlanValidator
-from tao.planner import Planner
+from tao.planner import PlanOutcome, Planner
 from tao.report import RunReport, StepRecord
 from tao.session import SessionStore
 from tao.steps import StepRunner
@@ -135,6 +134,9 @@ class TaoLoop:
                                           deadline_s=remaining), remaining)
                 except asyncio.TimeoutError:
                     return None, [], self._stop(traj, "failed", "BUDGET_EXHAUSTED", "planner missed the wall-time budget")
+                except Exception as exc:  # a crashing engine is a malformed model output, not a 500
+                    out = PlanOutcome(error=ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED,
+                                                      message=f"planner failed: {type(exc).__name__}: {exc}"))
                 for k in ("prompt_tokens", "generated_tokens"):
                     if k in out.stats:
                         span.set_attribute("gen_ai.usage." + ("input_tokens" if k == "prompt_tokens" else "output_tokens"),
