@@ -272,6 +272,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import orjson
 
+    from bench.common import git_info, machine_info, utc_now, versions
+
+    meta = {"quick": args.quick, "finished_at": utc_now(), "machine": machine_info(), "versions": versions(),
+            "git": git_info(), "trace": str(args.trace or DEFAULT_TRACE)}
+    result = {"suite": "router", "status": "ok", "meta": meta, **result}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
     print(orjson.dumps(result["summary"], option=orjson.OPT_INDENT_2).decode())
