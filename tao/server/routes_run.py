@@ -53,13 +53,16 @@ class RunHolder:
         if self.runtime is None:
             async with self._lock:
                 if self.runtime is None:
+                    from tao.loop import LoopConfig
                     from tao.runtime import Runtime, RuntimeConfig
 
                     path = self.config.extra.get("trajectory_path") or os.environ.get("TAO_TRAJECTORY_PATH")
                     store = self._store()
                     self.runtime = await asyncio.to_thread(
                         Runtime, RuntimeConfig(tools_url=self.config.tools_url,
-                                               trajectory_path=Path(path) if path else None),
+                                               trajectory_path=Path(path) if path else None,
+                                               # finish (with BUDGET_EXHAUSTED) before the server's timeout
+                                               loop=LoopConfig(wall_time_s=max(1.0, 0.9 * self.config.request_timeout_s))),
                         session_store=store)
         return self.runtime
 
