@@ -45,7 +45,7 @@ async def test_wall_time_is_bounded_and_independent_steps_run_concurrently(mock_
     loop, _ = make_loop(ex, plan(*steps), max_concurrency=4)
     t = time.perf_counter()
     rep = await loop.run("x", demo_session())
-    assert rep.status == "success" and time.perf_counter() - t < 1.2  # 4 × 0.4 s in parallel, not 1.6 s
+    assert rep.status == "success" and time.perf_counter() - t < 1.45  # 4 × 0.4 s in parallel, not >= 1.6 s
     mock_tools.faults(slow_rate=1.0, slow_s=3.0, tools=["get_weather"])
     loop, _ = make_loop(ex, plan(*steps), wall_time_s=0.5)
     t = time.perf_counter()
