@@ -165,7 +165,9 @@ class StepRunner:
             action = corrector.decide(et)
             spec = reg.spec(tool)
             if action is Action.REPAIR:
-                fixed = repair_arguments(spec, args) if spec and et is ErrorType.TOOL_ARGUMENT_INVALID else None
+                # input the contract rejected, or a 4xx the service answered: try a safe fix of the input
+                fixable = et in (ErrorType.TOOL_ARGUMENT_INVALID, ErrorType.TOOL_CLIENT_ERROR)
+                fixed = repair_arguments(spec, args) if spec and fixable else None
                 if fixed is None:
                     action = Action.ASK_USER
                 else:

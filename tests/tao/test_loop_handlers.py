@@ -82,6 +82,10 @@ def _arg_repaired(m):
                                              "capacity": "${t1.capacity}"}, ["t1"]))
 
 
+def _client_error_repaired(m):
+    return plan(("t1", "find_user", {"name": m.data.users["U00000005"]["name"] + " "}))  # 404, then trimmed
+
+
 def _arg_unfixable(m):
     return plan(("t1", "get_weather", {"city": "北京", "date": "@this_week"}))
 
@@ -164,6 +168,8 @@ SCENARIOS = [
      ("TOOL_SCHEMA_VIOLATION", "repair_or_ask_user", "ask_user"), {}),
     ("client_error", _client_error, "needs_user", "TOOL_CLIENT_ERROR",
      ("TOOL_CLIENT_ERROR", "repair_or_ask_user", "ask_user"), {}),
+    ("client_error_repaired", _client_error_repaired, "success", None,
+     ("TOOL_CLIENT_ERROR", "repair_or_ask_user", "repair"), {}),
     ("arg_repaired", _arg_repaired, "success", None, ("TOOL_ARGUMENT_INVALID", "repair_or_ask_user", "repair"), {}),
     ("arg_unfixable", _arg_unfixable, "needs_user", "TOOL_ARGUMENT_INVALID",
      ("TOOL_ARGUMENT_INVALID", "repair_or_ask_user", "ask_user"), {}),
