@@ -1,0 +1,104 @@
+"""The transformers planning path: a checkpoint + Hugging Face ``generate`` + xgrammar.
+
+Slow on CPU compared to the lean engine (per-step overhead of ``generate``), but simple and the
+reference for evaluation. ``HFPlanner(checkpoint).plan(request, session)`` returns a
+:class:`ThoughtPlan` or :class:`InsufficientContext`.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from tao.contracts import InsufficientContext, SessionState, ThoughtPlan, ToolSpec
+from thought_model.grammar import compile_output_grammar, make_logits_processor, parse_output
+from thought_model.prompt import EOS_TOKEN, PAD_TOKEN, PreparedPrompt, prepare_prompt
+
+DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "default"
+
+
+def checkpoint_intents(checkpoint: str | Path) -> list[str] | None:
+    """The intents a checkpoint was trained on (from its ``train_config.json``), if recorded."""
+    p = Path(checkpoint) / "train_config.json"
+    if not p.exists():
+        return None
+    return json.loads(p.read_text()).get("intents")
+
+
+@dataclass
+class HFPlanGenerator:
+    """Batch greedy generation from prompts, with or without the output grammar."""
+
+    model: Any
+    tokenizer: Any
+    tools: Sequence[ToolSpec]
+    intents: list[str] | None = None
+    max_new_tokens: int = 160
+    _grammar: Any = field(default=None, repr=False)
+
+    @classmethod
+    def load(cls, checkpoint: str | Path, tools: Sequence[ToolSpec] | None = None) -> "HFPlanGenerator":
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from training.reference_registry import reference_tools
+
+        path = Path(checkpoint)
+        if not (path / "config.json").exists():
+            raise FileNotFoundError(f"no model checkpoint at {path}")
+        tok = AutoTokenizer.from_pretrained(str(path))
+        tok.padding_side = "left"
+        model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch.float32)
+        model.eval()
+        return cls(model=model, tokenizer=tok, tools=list(tools or reference_tools()),
+                   intents=checkpoint_intents(path))
+
+    @property
+    def grammar(self) -> Any:
+        if self._grammar is None:
+            self._grammar = compile_output_grammar(self.tokenizer, self.tools, self.model.config.vocab_size,
+                                                   self.intents)
+        return self._grammar
+
+    def prepare(self, request: str, session: SessionState | None) -> PreparedPrompt:
+        return prepare_prompt(request, session, self.tools)
+
+    @torch.no_grad()
+    def generate(self, prompts: Sequence[str], constrained: bool = True) -> list[tuple[str, int]]:
+        """Greedy outputs for ``prompts``: (decoded text without special tokens, generated tokens)."""
+        tok = self.tokenizer
+        enc = tok(list(prompts), add_special_tokens=False, padding=True, return_tensors="pt")
+        eos = tok.convert_tokens_to_ids(EOS_TOKEN)
+        kw: dict[str, Any] = {}
+        if constrained:
+            kw["logits_processor"] = [make_logits_processor(self.grammar)]
+        out = self.model.generate(
+            input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], max_new_tokens=self.max_new_tokens,
+            do_sample=False, eos_token_id=eos, pad_token_id=tok.convert_tokens_to_ids(PAD_TOKEN), **kw)
+        gen = out[:, enc["input_ids"].shape[1]:]
+        results = []
+        for row in gen.tolist():
+            n = row.index(eos) + 1 if eos in row else len(row)
+            results.append((tok.decode(row[:n], skip_special_tokens=True), n))
+        return results
+
+
+class HFPlanner:
+    """Plans requests with a checkpoint through transformers (constrained decoding on)."""
+
+    def __init__(self, checkpoint: str | Path = DEFAULT_CHECKPOINT, tools: Sequence[ToolSpec] | None = None):
+        self.gen = HFPlanGenerator.load(checkpoint, tools)
+
+    def plan(self, request: str, session: SessionState | None = None) -> ThoughtPlan | InsufficientContext:
+        """Plan one request; raises :class:`thought_model.grammar.PlanParseError` on bad output."""
+        return self.plan_batch([request], [session])[0]
+
+    def plan_batch(self, requests: Sequence[str], sessions: Sequence[SessionState | None]
+                   ) -> list[ThoughtPlan | InsufficientContext]:
+        prepared = [self.gen.prepare(r, s) for r, s in zip(requests, sessions)]
+        outs = self.gen.generate([p.text for p in prepared], constrained=True)
+        return [parse_output(text, p.perception, s, self.gen.tools)
+                for (text, _), p, s in zip(outs, prepared, sessions)]

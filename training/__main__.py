@@ -1,0 +1,4 @@
+"""``python -m training``: same as ``tao train``."""
+from training.cli import main
+
+raise SystemExit(main())

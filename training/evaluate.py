@@ -1,0 +1,144 @@
+"""Evaluate a plan-model checkpoint on the generated splits (``python -m training.evaluate``).
+
+For each split, plans are generated greedily with Hugging Face ``generate`` twice: constrained by
+the output grammar (xgrammar logits processor) and unconstrained. Metrics come from the
+constrained run (what the runtime uses); the unconstrained run gives the schema-valid rate
+without constraints. Results go to ``<checkpoint>/eval.json`` and are printed as a table.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from thought_model.grammar import PlanParseError, output_json_schema, parse_output
+from thought_model.hf_planner import HFPlanGenerator
+from training.dataset import read_jsonl, row_session
+from training.generate import SPLITS
+from training.metrics import SplitMetrics
+from training.reference_registry import reference_tools
+
+EVAL_SPLITS = [s for s in SPLITS if s != "train"]
+
+
+@dataclass
+class EvalConfig:
+    checkpoint: str = "thought_model/checkpoints/default"
+    data_dir: str = "runs/default-data"
+    n: int = 200  # rows per split
+    batch_size: int = 48
+    unconstrained: bool = True
+    out: str | None = None  # default: <checkpoint>/eval.json
+    splits: tuple[str, ...] = tuple(EVAL_SPLITS)
+    progress: bool = True
+    num_threads: int | None = None
+
+
+def _validator(schema: dict[str, Any]):
+    import jsonschema_rs
+
+    v = jsonschema_rs.validator_for(schema)
+
+    def ok(text: str) -> bool:
+        try:
+            return bool(v.is_valid(json.loads(text)))
+        except (json.JSONDecodeError, ValueError):
+            return False
+    return ok
+
+
+def evaluate_checkpoint(cfg: EvalConfig) -> dict[str, Any]:
+    """Run the evaluation and write ``eval.json``; returns the report."""
+    if cfg.num_threads:
+        torch.set_num_threads(cfg.num_threads)
+    tools = reference_tools()
+    gen = HFPlanGenerator.load(cfg.checkpoint, tools=tools)
+    valid = _validator(output_json_schema(tools, gen.intents))
+    report: dict[str, Any] = {"checkpoint": cfg.checkpoint, "config": asdict(cfg), "splits": {}}
+    t0 = time.time()
+    for split in cfg.splits:
+        path = Path(cfg.data_dir) / f"{split}.jsonl"
+        if not path.exists():
+            continue
+        rows = read_jsonl(path, limit=cfg.n)
+        m = SplitMetrics()
+        t_split = time.time()
+        for i in range(0, len(rows), cfg.batch_size):
+            chunk = rows[i:i + cfg.batch_size]
+            sessions = [row_session(r) for r in chunk]
+            prepared = [gen.prepare(r["request"], s) for r, s in zip(chunk, sessions)]
+            outs = gen.generate([p.text for p in prepared], constrained=True)
+            for r, s, p, (text, ntok) in zip(chunk, sessions, prepared, outs):
+                try:
+                    pred = parse_output(text, p.perception, s, tools).model_dump(mode="json")
+                except PlanParseError:
+                    pred = None
+                m.add(r["expected"], pred, valid(text), ntok, r["request"], text)
+            if cfg.unconstrained:
+                for text, _ in gen.generate([p.text for p in prepared], constrained=False):
+                    m.add_unconstrained(valid(text))
+            if cfg.progress:
+                print(f"  {split}: {min(i + cfg.batch_size, len(rows))}/{len(rows)}", flush=True)
+        summary = m.summary()
+        summary["seconds"] = round(time.time() - t_split, 1)
+        summary["failures"] = m.failures[:8]
+        report["splits"][split] = summary
+    report["seconds"] = round(time.time() - t0, 1)
+    out = Path(cfg.out) if cfg.out else Path(cfg.checkpoint) / "eval.json"
+    out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    print_table(report)
+    return report
+
+
+def print_table(report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    cols = [("exact_match", "exact"), ("intent_accuracy", "intent"), ("tool_sequence_accuracy", "tools"),
+            ("dependency_accuracy", "deps"), ("argument_accuracy", "args"), ("insufficient_precision", "ins P"),
+            ("insufficient_recall", "ins R"), ("schema_valid_constrained", "valid(c)"),
+            ("schema_valid_unconstrained", "valid(u)"), ("tokens_per_plan", "tok/plan")]
+    t = Table(title=f"plan model eval: {report['checkpoint']}")
+    t.add_column("split")
+    t.add_column("n", justify="right")
+    for _, name in cols:
+        t.add_column(name, justify="right")
+    for split, s in report["splits"].items():
+        vals = []
+        for key, _ in cols:
+            v = s.get(key)
+            vals.append("-" if v is None else (f"{v:.1f}" if key == "tokens_per_plan" else f"{100 * v:.1f}%"))
+        t.add_row(split, str(s["n"]), *vals)
+    Console().print(t)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.splitlines()[0])
+    ap.add_argument("--checkpoint", default=EvalConfig.checkpoint)
+    ap.add_argument("--data-dir", default=EvalConfig.data_dir)
+    ap.add_argument("--n", type=int, default=EvalConfig.n)
+    ap.add_argument("--batch-size", type=int, default=EvalConfig.batch_size)
+    ap.add_argument("--no-unconstrained", action="store_true")
+    ap.add_argument("--out")
+    ap.add_argument("--splits", nargs="*", default=EVAL_SPLITS)
+    ap.add_argument("--num-threads", type=int)
+    a = ap.parse_args(argv)
+    if not Path(a.checkpoint, "config.json").exists():
+        print(f"evaluate: no checkpoint at {a.checkpoint}", flush=True)
+        return 2
+    if not Path(a.data_dir, "test.jsonl").exists():
+        print(f"evaluate: no generated data at {a.data_dir} (run python -m training.generate --out {a.data_dir})")
+        return 2
+    evaluate_checkpoint(EvalConfig(checkpoint=a.checkpoint, data_dir=a.data_dir, n=a.n, batch_size=a.batch_size,
+                                   unconstrained=not a.no_unconstrained, out=a.out, splits=tuple(a.splits),
+                                   num_threads=a.num_threads))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,291 @@
+"""Registry-driven synthetic data: requests (zh/en) with their target plans, in several splits.
+
+``python -m training.generate --n 120000 --out data/`` writes ``train.jsonl`` and the evaluation
+splits (see :data:`SPLITS`). Every row is reproducible from ``(seed, split, index)``.
+
+Each row: ``request``, ``user_id`` (session user or null), ``today``, ``target`` (the exact
+model output: compact JSON with slot tokens), ``expected`` (the contract object with literal
+values, what :func:`thought_model.grammar.parse_output` must return), ``intent``, ``template``,
+``lang``, ``split``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from tao.contracts import SessionState, ToolSpec
+from thought_model.entities import ME_SLOT, perceive
+from thought_model.grammar import dumps_compact
+from thought_model.prompt import session_today
+from training.dates import day_surface, period_surface, when_surface
+from training.intents import CONNECTORS, INTENTS, IntentSpec
+from training.noise import add_noise
+from training.reference_registry import reference_tools
+from training.values import ValueSampler
+
+SLOT_TYPE = {"order": "ORDER", "user": "USER", "inv": "INV", "exp": "EXP", "room": "ROOM", "email": "EMAIL",
+             "phone": "PHONE", "amount": "AMOUNT", "day": "DATE", "period": "DATE", "when": "DATE", "dur": "DUR",
+             "count": "NUM", "city": "CITY", "name": "NAME", "reason": "TEXT", "title": "TEXT", "subject": "TEXT",
+             "body": "TEXT", "desc": "TEXT", "etitle": "TEXT"}
+ENUM_KINDS = {"status", "category"}
+SPLITS = ("train", "test", "heldout_templates", "heldout_values", "heldout_combos")
+"""train; test = new rows from training templates/values; heldout_templates = templates never
+trained on; heldout_values = cities/names/texts/id ranges never trained on; heldout_combos =
+pairs of intents combined in one request that never appear together in training."""
+MULTI_INTENT = "multi_task"
+_ALT = re.compile(r"\[([^\[\]]*)\]")
+_PH = re.compile(r"\{([a-z]+[0-9]?)\}")
+
+
+@dataclass
+class GenConfig:
+    """Data generation settings."""
+
+    n_train: int = 120_000
+    n_eval: int = 400  # rows per evaluation split
+    seed: int = 1234
+    compose_prob: float = 0.15
+    user_known_prob: float = 0.6
+    noise: float = 0.5
+    zh_prob: float = 0.5
+
+
+def template_ids(spec: IntentSpec, lang: str) -> tuple[list[int], list[int]]:
+    """(training template indexes, held-out template indexes): the last template is held out."""
+    n = len(spec.zh if lang == "zh" else spec.en)
+    return list(range(n - 1)), [n - 1]
+
+
+def heldout_pairs(intents: Sequence[IntentSpec]) -> set[tuple[str, str]]:
+    """Intent pairs reserved for the held-out-combination split (fixed, independent of the seed)."""
+    names = sorted(i.name for i in intents if i.composable)
+    pairs = [(a, b) for a in names for b in names if a != b]
+    rng = random.Random(20240601)
+    return set(rng.sample(pairs, max(1, len(pairs) // 6)))
+
+
+def _expand(template: str, rng: random.Random) -> str:
+    return _ALT.sub(lambda m: rng.choice(m.group(1).split("|")), template)
+
+
+class _Drop(Exception):
+    """The example cannot be labelled consistently (perception missed a value): skip it."""
+
+
+def _fill(template: str, lang: str, sampler: ValueSampler, rng: random.Random, today: date,
+          noise: float) -> tuple[str, dict[str, tuple[str, Any]]]:
+    text = add_noise(_expand(template, rng), lang, rng, noise)
+    values: dict[str, tuple[str, Any]] = {}
+
+    def repl(m: re.Match[str]) -> str:
+        key = m.group(1)
+        kind = key.rstrip("0123456789")
+        if kind in ("day", "period", "when"):
+            surf = {"day": day_surface, "period": period_surface, "when": when_surface}[kind](rng, today, lang)
+            p = perceive(surf, today=today)
+            if len(p.slots) != 1:
+                raise _Drop(f"date surface {surf!r}")
+            val: Any = next(iter(p.slots.values()))
+        else:
+            surf, val = sampler.sample(kind)
+        values[key] = (surf, val)
+        return surf
+    filled = _PH.sub(repl, text)
+    return filled, values
+
+
+def _plan_steps(spec: IntentSpec, values: dict[str, tuple[str, Any]], user_id: str | None,
+                registry: dict[str, ToolSpec], offset: int = 0) -> tuple[list[dict], list[str]]:
+    """Literal plan steps (with symbolic slot markers kept as ('slot', key)) and missing fields."""
+    steps: list[dict] = []
+    missing: list[str] = []
+    for i, (tool, args, deps) in enumerate(spec.steps):
+        required = registry[tool].args_schema.get("required", [])
+        out: dict[str, Any] = {}
+        for name, v in args.items():
+            if isinstance(v, list):
+                items = [("slot", _PH.fullmatch(x).group(1)) for x in v if _PH.fullmatch(x).group(1) in values]
+                if items:
+                    out[name] = items
+                continue
+            m = _PH.fullmatch(v) if isinstance(v, str) else None
+            if m:
+                if m.group(1) in values:
+                    out[name] = ("slot", m.group(1))
+                elif name in required:
+                    missing.append(name)
+            elif v == ME_SLOT:
+                if user_id:
+                    out[name] = ("me", None)
+                else:
+                    missing.append(name)
+            else:
+                out[name] = _shift_ref(v, offset)
+        steps.append({"step_id": f"t{i + 1 + offset}", "tool": tool, "arguments": out,
+                      "dependencies": [f"t{int(d[1:]) + offset}" for d in deps]})
+    return steps, list(dict.fromkeys(missing))
+
+
+def _shift_ref(v: Any, offset: int) -> Any:
+    if isinstance(v, str) and v.startswith("${t") and offset:
+        return re.sub(r"\$\{t([1-7])\.", lambda m: "${t" + str(int(m.group(1)) + offset) + ".", v)
+    return v
+
+
+def _render(steps: list[dict], values: dict[str, tuple[str, Any]], perception, user_id: str | None,
+            literal: bool) -> list[dict]:
+    def one(key: str) -> Any:
+        kind = key.split("__")[0].rstrip("0123456789")
+        val = values[key][1]
+        if kind in ENUM_KINDS or literal:
+            return val
+        slot = perception.slot_for(SLOT_TYPE[kind], val)
+        if slot is None:
+            raise _Drop(f"perception missed {kind}={val!r}")
+        return slot
+
+    def conv(v: Any) -> Any:
+        if isinstance(v, tuple) and v[0] == "slot":
+            return one(v[1])
+        if isinstance(v, tuple) and v[0] == "me":
+            return user_id if literal else ME_SLOT
+        if isinstance(v, list):
+            return [conv(x) for x in v]
+        return v
+    return [{**s, "arguments": {k: conv(v) for k, v in s["arguments"].items()}} for s in steps]
+
+
+def make_example(parts: Sequence[tuple[IntentSpec, int]], lang: str, sampler: ValueSampler, rng: random.Random,
+                 cfg: GenConfig, registry: dict[str, ToolSpec]) -> dict[str, Any]:
+    """One example from one intent (or several composed). Raises _Drop when it can't be labelled."""
+    today = date(2026, 1, 1) + timedelta(days=rng.randint(0, 364))
+    user_id = f"U{rng.randint(10_000_000, 99_999_999)}" if rng.random() < cfg.user_known_prob else None
+    texts: list[str] = []
+    all_steps: list[dict] = []
+    all_values: dict[str, tuple[str, Any]] = {}
+    missing: list[str] = []
+    for k, (spec, tidx) in enumerate(parts):
+        template = (spec.zh if lang == "zh" else spec.en)[tidx]
+        text, values = _fill(template, lang, sampler, rng, today, cfg.noise)
+        renamed = {f"{key}__{k}": v for key, v in values.items()}
+        steps, miss = _plan_steps(spec, values, user_id, registry, offset=len(all_steps))
+        for s in steps:
+            s["arguments"] = {a: _rename(v, k) for a, v in s["arguments"].items()}
+        all_steps += steps
+        all_values.update(renamed)
+        missing += miss
+        texts.append(text)
+    if len(parts) > 1:
+        if missing:
+            raise _Drop("composed request with missing fields")
+        conn = rng.choice(CONNECTORS[lang])
+        request = texts[0].rstrip("。.!！?？ ") + conn + texts[1].strip()
+        intent = MULTI_INTENT
+    else:
+        request = texts[0]
+        intent = parts[0][0].name
+    session = SessionState(user_id=user_id, now=datetime(today.year, today.month, today.day, 9, 0))
+    perception = perceive(request, today=session_today(session), user_known=bool(user_id))
+    if missing:
+        target_obj: dict[str, Any] = {"error": "insufficient_context",
+                                      "required_fields": list(dict.fromkeys(missing)), "intent": intent}
+        expected = target_obj
+    else:
+        plan_slots = _render(all_steps, all_values, perception, user_id, literal=False)
+        plan_lit = _render(all_steps, all_values, perception, user_id, literal=True)
+        target_obj = {"version": "1.0", "intent": intent, "steps": plan_slots}
+        expected = {"version": "1.0", "intent": intent, "steps": plan_lit}
+    return {"request": request, "user_id": user_id, "today": today.isoformat(), "lang": lang, "intent": intent,
+            "template": "+".join(f"{s.name}:{lang}:{t}" for s, t in parts),
+            "target": dumps_compact(target_obj), "expected": expected}
+
+
+def _rename(v: Any, k: int) -> Any:
+    if isinstance(v, tuple) and v[0] == "slot":
+        return ("slot", f"{v[1]}__{k}")
+    if isinstance(v, list):
+        return [_rename(x, k) for x in v]
+    return v
+
+
+def _pick_parts(split: str, rng: random.Random, cfg: GenConfig, lang: str,
+                held_pairs: set[tuple[str, str]]) -> list[tuple[IntentSpec, int]]:
+    def tmpl(spec: IntentSpec, heldout: bool) -> int:
+        train_ids, held_ids = template_ids(spec, lang)
+        return rng.choice(held_ids if heldout else train_ids)
+    composable = [i for i in INTENTS if i.composable]
+    if split == "heldout_combos":
+        a, b = rng.choice(sorted(held_pairs))
+        by = {i.name: i for i in INTENTS}
+        return [(by[a], tmpl(by[a], False)), (by[b], tmpl(by[b], False))]
+    if split in ("train", "test") and rng.random() < cfg.compose_prob:
+        while True:
+            a, b = rng.sample(composable, 2)
+            if (a.name, b.name) not in held_pairs and len(a.steps) + len(b.steps) <= 7:
+                return [(a, tmpl(a, False)), (b, tmpl(b, False))]
+    spec = rng.choice(INTENTS)
+    return [(spec, tmpl(spec, split == "heldout_templates"))]
+
+
+def iter_split(split: str, n: int, cfg: GenConfig, tools: Sequence[ToolSpec] | None = None) -> Iterator[dict]:
+    """Yield ``n`` labelled rows of ``split`` (deterministic for a given config)."""
+    registry = {t.name: t for t in (tools or reference_tools())}
+    held_pairs = heldout_pairs(INTENTS)
+    rng = random.Random(f"{cfg.seed}:{split}")
+    made = 0
+    while made < n:
+        lang = "zh" if rng.random() < cfg.zh_prob else "en"
+        sampler = ValueSampler(lang=lang, heldout=(split == "heldout_values"), rng=rng)
+        parts = _pick_parts(split, rng, cfg, lang, held_pairs)
+        try:
+            row = make_example(parts, lang, sampler, rng, cfg, registry)
+        except _Drop:
+            continue
+        row["split"] = split
+        made += 1
+        yield row
+
+
+def write_splits(out: Path, cfg: GenConfig, progress: bool = True) -> dict[str, int]:
+    """Write every split as JSONL under ``out``; returns row counts."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    out.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  disable=not progress) as bar:
+        for split in SPLITS:
+            n = cfg.n_train if split == "train" else cfg.n_eval
+            task = bar.add_task(f"generating {split}", total=n)
+            with open(out / f"{split}.jsonl", "w", encoding="utf-8") as fh:
+                for i, row in enumerate(iter_split(split, n, cfg)):
+                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    if i % 500 == 0:
+                        bar.update(task, completed=i)
+                bar.update(task, completed=n)
+            counts[split] = n
+    (out / "gen_config.json").write_text(json.dumps(asdict(cfg), indent=2))
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.generate", description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=Path("data/plans"))
+    ap.add_argument("--n", type=int, default=GenConfig.n_train, help="training rows")
+    ap.add_argument("--n-eval", type=int, default=GenConfig.n_eval, help="rows per evaluation split")
+    ap.add_argument("--seed", type=int, default=GenConfig.seed)
+    a = ap.parse_args(argv)
+    counts = write_splits(a.out, GenConfig(n_train=a.n, n_eval=a.n_eval, seed=a.seed))
+    print(json.dumps(counts))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
