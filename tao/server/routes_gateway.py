@@ -30,6 +30,13 @@ from tao.server.errors import ApiError
 
 ROUTER_HINTS = ("task_type", "memory", "tool_results", "max_latency_s")
 
+try:  # the serving middleware's request id (generated when the client sent none)
+    from tao.server.routes_core import REQUEST_ID as _REQUEST_ID
+except ImportError:  # gateway mounted without the core middleware
+    import contextvars
+
+    _REQUEST_ID = contextvars.ContextVar("tao_request_id_fallback")
+
 
 @dataclass
 class GatewayState:
@@ -118,7 +125,7 @@ async def chat_completions(request: Request) -> Response:
     state: GatewayState = request.app.state.gateway
     body = _parse_body(await request.body())
     tenant = getattr(request.state, "tenant", None) or request.headers.get("x-tenant-id") or "default"
-    request_id = getattr(request.state, "request_id", None) or request.headers.get("x-request-id")
+    request_id = request.headers.get("x-request-id") or _REQUEST_ID.get(None)
     tried: set[str] = set()
     errors: list[str] = []
     for _ in range(max(1, state.config.max_attempts)):
