@@ -29,7 +29,59 @@ def _validator(data: dict) -> dict[str, list]:
     return {"comparisons": comps, "plots": plots}
 
 
-ADAPTERS: dict[str, Callable[[dict], dict[str, list]]] = {"validator": _validator}
+def _maes(rows: Any) -> dict[str, float]:
+    if not isinstance(rows, dict):
+        return {}
+    return {k: v["mae"] for k, v in rows.items() if isinstance(v, dict) and isinstance(v.get("mae"), (int, float))}
+
+
+def _find_error_samples(x: Any, path: str = "") -> dict[str, list]:
+    """Every ``error_samples`` / ``errors`` dict of ``{label: [signed errors]}`` under ``x``."""
+    out: dict[str, list] = {}
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if k in ("error_samples", "errors") and isinstance(v, dict):
+                out.update({f"{path}{lbl}": s for lbl, s in v.items() if isinstance(s, list) and s})
+            else:
+                out.update(_find_error_samples(v, f"{path}{k}/"))
+    return out
+
+
+def _estimator(data: dict) -> dict[str, list]:
+    """estimator: accuracy tables (MAE per method, online vs static) and predict latencies."""
+    comps: list[dict] = []
+    acc = data.get("accuracy") or {}
+    bars: dict[str, dict[str, float]] = {}
+    for key, title in (("conv", "Azure conversation trace, output tokens (70/30 time split)"),
+                       ("agent", "synthetic agent traces, output tokens")):
+        maes = _maes((acc.get(key) or {}).get("output_tokens"))
+        if "global_median" in maes:
+            comps.append({"name": f"MAE, {title}", "metric": "mae", "unit": "tokens", "baseline": "global_median",
+                          "lower_is_better": True, "values": maes})
+            bars[key] = maes
+    for key, sub, title in (("conv", "online", "online correction, conversation trace, second half"),
+                            ("agent", "online_drift", "online correction under drift, agent traces, second half")):
+        maes = _maes(((acc.get(key) or {}).get(sub) or {}).get("second_half"))
+        if {"static", "online"} <= maes.keys():
+            comps.append({"name": f"MAE, {title}", "metric": "mae", "unit": "tokens", "baseline": "static",
+                          "lower_is_better": True, "values": maes})
+    lat = data.get("latency") or {}
+    for key, title in (("single_row_us", "predict one row"), ("batch_1024_per_row_us", "predict per row, batch of 1024")):
+        vals = lat.get(key)
+        if isinstance(vals, dict) and "xgboost_inplace_predict" in vals:
+            comps.append({"name": title, "metric": "us", "unit": "µs", "baseline": "xgboost_inplace_predict",
+                          "lower_is_better": True, "values": vals})
+    plots: list[dict] = []
+    if bars:
+        plots.append({"kind": "bar", "title": "output-token MAE by method", "ylabel": "MAE (tokens)", "series": bars})
+    samples = _find_error_samples(acc)
+    if samples:
+        plots.append({"kind": "hist", "title": "estimator error (predicted − actual tokens)",
+                      "xlabel": "tokens", "series": samples})
+    return {"comparisons": comps, "plots": plots}
+
+
+ADAPTERS: dict[str, Callable[[dict], dict[str, list]]] = {"validator": _validator, "estimator": _estimator}
 
 
 def derive(name: str, data: dict[str, Any]) -> dict[str, list]:
