@@ -23,9 +23,12 @@ DEMO_USER = "U00000001"
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="tao run", description=__doc__.split("\n\n")[0])
-    ap.add_argument("request", help="the user's request, e.g. 查询上个月的订单状态")
+    ap.add_argument("request", nargs="?", default=None, help="the user's request, e.g. 查询上个月的订单状态")
     ap.add_argument("--json", action="store_true", help="print the run (with the trajectory) as JSON")
     ap.add_argument("--plan", help="replay this plan (JSON text or a path) instead of asking the model")
+    ap.add_argument("--replay", type=Path, metavar="JSONL",
+                    help="re-run the plan recorded in a trajectory file (the last trace, or --trace-id)")
+    ap.add_argument("--trace-id", default=None, help="which trace of --replay to re-run")
     ap.add_argument("--checkpoint", type=Path, default=Path(os.environ.get("TAO_CHECKPOINT") or DEFAULT_CHECKPOINT))
     ap.add_argument("--engine", default=os.environ.get("TAO_ENGINE", "auto"), help="auto | cpu | vllm")
     ap.add_argument("--tools-url", default=os.environ.get("TAO_TOOLS_URL") or None,
@@ -55,7 +58,17 @@ async def _run(a: argparse.Namespace) -> dict:
 
     session = SessionState(session_id="cli", user_id=a.user or None, now=a.now, timezone=a.timezone)
     engine = None
-    if a.plan is not None:
+    if a.replay is not None:
+        from tao.trajectory import load_jsonl, replay
+
+        events = load_jsonl(a.replay, a.trace_id)
+        if not events:
+            raise ValueError(f"no trace {a.trace_id or ''} in {a.replay}".replace("  ", " "))
+        last = a.trace_id or events[-1].trace_id
+        rec = replay([e for e in events if e.trace_id == last])
+        planner = rec.planner()
+        a.request = a.request or rec.request or "replay"
+    elif a.plan is not None:
         planner = ReplayPlanner(_load_plan(a.plan))
     else:
         engine = await asyncio.to_thread(load_plan_engine, a.checkpoint, a.engine)
@@ -77,9 +90,9 @@ async def _run(a: argparse.Namespace) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = _parser()
     a = ap.parse_args(argv)
-    if not a.request.strip():
+    if a.replay is None and (a.request is None or not a.request.strip()):
         ap.error("the request is empty")
-    if a.plan is None and not (a.checkpoint / "config.json").is_file():
+    if a.plan is None and a.replay is None and not (a.checkpoint / "config.json").is_file():
         print(f"tao run: the plan model is missing (no checkpoint at {a.checkpoint}).\n"
               "  Train or fetch the default model first (`tao train`), point --checkpoint/TAO_CHECKPOINT at one,\n"
               "  or replay a plan without a model: tao run REQUEST --plan '{\"intent\":...,\"steps\":[...]}'",

@@ -161,6 +161,16 @@ class Replay:
     status: str | None
     error_type: str | None
     answer: dict[str, Any]
+    request: str = ""
+
+    def planner(self):
+        """A :class:`~tao.planner.ReplayPlanner` of the recorded plan (same thought id, so the
+        idempotency keys match and a re-run does not repeat side effects at a keyed service)."""
+        from tao.planner import ReplayPlanner
+
+        if self.plan is None:
+            raise ValueError(f"trace {self.trace_id} has no recorded plan")
+        return ReplayPlanner(dict(self.plan, thought_id=self.thought_id))
 
 
 def replay(events: list[TrajectoryEvent]) -> Replay:
@@ -168,9 +178,11 @@ def replay(events: list[TrajectoryEvent]) -> Replay:
     if not events:
         raise ValueError("no events to replay")
     evs = sorted(events, key=lambda e: e.seq)
-    plan, steps, corrections, final = None, {}, [], {}
+    plan, steps, corrections, final, request = None, {}, [], {}, ""
     for ev in evs:
-        if ev.kind is EventKind.MODEL_RESPONSE and ev.payload.get("plan"):
+        if ev.kind is EventKind.CONTEXT_BUILT:
+            request = ev.payload.get("request", "")
+        elif ev.kind is EventKind.MODEL_RESPONSE and ev.payload.get("plan"):
             plan = ev.payload["plan"]
         elif ev.kind is EventKind.TOOL_END and ev.step_id:
             steps.setdefault(ev.step_id, {})["result"] = ev.payload
@@ -182,4 +194,4 @@ def replay(events: list[TrajectoryEvent]) -> Replay:
             final = ev.payload
     return Replay(trace_id=evs[0].trace_id, thought_id=evs[-1].thought_id, plan=plan, steps=steps,
                   corrections=corrections, status=final.get("status"), error_type=final.get("error_type"),
-                  answer=final.get("answer", {}))
+                  answer=final.get("answer", {}), request=request)

@@ -49,6 +49,21 @@ def test_rich_output_and_exit_codes(capsys, mock_tools, tmp_path) -> None:
     assert exc.value.code == 2
 
 
+def test_replay_a_recorded_trace(capsys, mock_tools, tmp_path) -> None:
+    traj = tmp_path / "t.jsonl"
+    oid = next(o for o, v in mock_tools.data.orders.items() if v["status"] == "pending")
+    p = plan(("t1", "cancel_order", {"order_id": oid, "reason": "dup"}))
+    assert main(["取消订单", "--plan", json.dumps(p), "--tools-url", mock_tools.url, "--trajectory", str(traj),
+                 "--json"]) == 0
+    first = orjson.loads(capsys.readouterr().out)
+    rc = main(["--replay", str(traj), "--tools-url", mock_tools.url, "--json"])
+    again = orjson.loads(capsys.readouterr().out)
+    assert rc == 0 and again["thought_id"] == first["thought_id"] and again["answer"] == first["answer"]
+    s = mock_tools.stats()
+    assert s["side_effects"] == {"cancel_order": 1} and s["replays"] == {"cancel_order": 1}  # not cancelled twice
+    assert main(["--replay", str(traj), "--trace-id", "nope"]) == 2 and "no trace" in capsys.readouterr().err
+
+
 def test_missing_model_is_a_clear_message(capsys, tmp_path) -> None:
     rc = main(["查询上个月的订单状态", "--checkpoint", str(tmp_path / "none")])
     err = capsys.readouterr().err
