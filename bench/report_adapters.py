@@ -81,7 +81,45 @@ def _estimator(data: dict) -> dict[str, list]:
     return {"comparisons": comps, "plots": plots}
 
 
-ADAPTERS: dict[str, Callable[[dict], dict[str, list]]] = {"validator": _validator, "estimator": _estimator}
+PLAN_COLUMNS = ("plans_per_s", "p50_ms", "p99_ms", "forward_passes_per_plan", "generated_tokens_per_plan",
+                "jump_forward_tokens_per_plan", "valid_rate", "accuracy", "n")
+
+
+def _plan(data: dict) -> dict[str, list]:
+    """plan: ``configs[name] = {plans_per_s, p50_ms, p99_ms, forward_passes_per_plan, ...}``."""
+    configs = data.get("configs")
+    if not isinstance(configs, dict) or not configs:
+        return {}
+    cfgs = {k: v for k, v in configs.items() if isinstance(v, dict)}
+    base = next((b for b in ("hf_generate_unconstrained_b1", "vllm_cpu_b1", "cpu_nojf_b1") if b in cfgs), None)
+    comps: list[dict] = []
+
+    def pick(metric: str) -> dict[str, float]:
+        return {k: v[metric] for k, v in cfgs.items() if isinstance(v.get(metric), (int, float))}
+
+    if base:
+        for metric, unit, lower in (("plans_per_s", "plans/s", False), ("p99_ms", "ms", True)):
+            vals = pick(metric)
+            if base in vals:
+                comps.append({"name": f"plan model {metric}", "metric": metric, "unit": unit, "baseline": base,
+                              "lower_is_better": lower, "values": vals})
+    fwd = pick("forward_passes_per_plan")
+    if "cpu_nojf_b1" in fwd:
+        comps.append({"name": "forward passes per plan (jump-forward)", "metric": "forward_passes_per_plan",
+                      "unit": "", "baseline": "cpu_nojf_b1", "lower_is_better": True, "values": fwd})
+    table = {"title": f"plan engines on {data.get('checkpoint', '?')} checkpoint, {data.get('requests', '?')} "
+                      "held-out requests (per-plan latency = latency of its batch)",
+             "columns": ["config", *PLAN_COLUMNS],
+             "rows": [[k, *(v.get(c) for c in PLAN_COLUMNS)] for k, v in cfgs.items()]}
+    plots = [{"kind": "bar", "title": "plans per second by engine configuration", "ylabel": "plans/s",
+              "series": {"plans/s": pick("plans_per_s")}},
+             {"kind": "bar", "title": "plan latency by engine configuration", "ylabel": "ms (log)", "logy": True,
+              "series": {k: {"P50": v.get("p50_ms"), "P99": v.get("p99_ms")} for k, v in cfgs.items()}}]
+    return {"comparisons": comps, "tables": [table], "plots": plots}
+
+
+ADAPTERS: dict[str, Callable[[dict], dict[str, list]]] = {"validator": _validator, "estimator": _estimator,
+                                                         "plan": _plan}
 
 
 def derive(name: str, data: dict[str, Any]) -> dict[str, list]:

@@ -33,6 +33,13 @@ def test_adapters_derive_comparisons_and_plots():
     assert {p["kind"] for p in est["plots"]} == {"bar", "hist"}
     val = derive("validator", VALIDATOR)
     assert val["comparisons"][0]["values"] == {"orjson + jsonschema_rs": 4.0, "fastjsonschema": 9.0}
+    cfg = lambda pps, p99, fwd: {"plans_per_s": pps, "p99_ms": p99, "forward_passes_per_plan": fwd}  # noqa: E731
+    plan = derive("plan", {"configs": {"cpu_jf_b1": cfg(10, 120, 40), "cpu_nojf_b1": cfg(5, 240, 120),
+                                       "hf_generate_unconstrained_b1": cfg(1, 1200, 150)}})
+    by_name = {c["name"]: c for c in plan["comparisons"]}
+    assert by_name["plan model plans_per_s"]["baseline"] == "hf_generate_unconstrained_b1"
+    assert by_name["forward passes per plan (jump-forward)"]["values"]["cpu_jf_b1"] == 40
+    assert len(plan["tables"][0]["rows"]) == 3 and len(plan["plots"]) == 2
     # a suite's own keys win; unknown suites and unrecognised shapes give nothing
     assert "comparisons" not in derive("validator", {**VALIDATOR, "comparisons": [{"name": "own"}]})
     assert derive("plan", {"summary": {}}) == {} and derive("validator", {"results": 3}) == {}
