@@ -156,12 +156,11 @@ class TaoLoop:
             else:
                 plan = out.output
                 traj.emit(EventKind.MODEL_RESPONSE, plan=plan.model_dump(mode="json", exclude_none=True), stats=out.stats)
-                errors, order = self.plan_validator.check(plan)
-                if not errors:
+                errors, order, et = self.plan_validator.classify(plan)
+                if et is None:
                     return plan, order, None
-                last_error = ("PLAN_INVALID", "; ".join(errors[:5]))
-                traj.emit(EventKind.ERROR, error_type="PLAN_INVALID", errors=errors[:20],
-                          backend=self.plan_validator.backend)
+                last_error = (et.value, "; ".join(errors[:5]))
+                traj.emit(EventKind.ERROR, error_type=et.value, errors=errors[:20], backend=self.plan_validator.backend)
             if attempt < self.config.max_replans:
                 traj.emit(EventKind.CORRECTION, error_type=last_error[0], handler=_handler_name(last_error[0]),
                           action="replan", strict=True)

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from tao.argcheck import validate_args
-from tao.contracts import ThoughtPlan
+from tao.contracts import ErrorType, ThoughtPlan
 from tao.refs import refs_in
 
 try:
@@ -69,6 +69,16 @@ class PlanValidator:
         if prefer_rust and _RustPlanChecker is not None:
             self._rust = _compiled(orjson.dumps(schemas, option=orjson.OPT_SORT_KEYS))
         self.backend = "rust" if self._rust is not None else "python"
+
+    def classify(self, plan: ThoughtPlan) -> tuple[list[str], list[str], ErrorType | None]:
+        """(errors, order, error type): TOOL_UNKNOWN when every error is an unknown tool, else
+        PLAN_INVALID; None when the plan is valid."""
+        errors, order = self.check(plan)
+        if not errors:
+            return errors, order, None
+        unknown = {s.step_id for s in plan.steps if s.tool not in self.schemas}
+        only_unknown = bool(unknown) and all("tool" in e and ("unknown" in e or "no tool" in e) for e in errors)
+        return errors, order, ErrorType.TOOL_UNKNOWN if only_unknown else ErrorType.PLAN_INVALID
 
     def check(self, plan: ThoughtPlan) -> tuple[list[str], list[str]]:
         if self._rust is None:

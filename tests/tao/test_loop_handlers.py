@@ -176,7 +176,7 @@ SCENARIOS = [
     ("llm_malformed", _llm_malformed, "success", None, ("LLM_OUTPUT_MALFORMED", "replan_strict", "replan"), {}),
     ("llm_error", _llm_error, "failed", "LLM_OUTPUT_MALFORMED", ("LLM_OUTPUT_MALFORMED", "replan_strict", "replan"), {}),
     ("plan_invalid", _plan_invalid, "success", None, ("PLAN_INVALID", "replan_strict", "replan"), {}),
-    ("unknown_tool", _unknown_tool, "failed", "PLAN_INVALID", ("PLAN_INVALID", "replan_strict", "replan"), {}),
+    ("unknown_tool", _unknown_tool, "failed", "TOOL_UNKNOWN", ("TOOL_UNKNOWN", "replan_strict", "replan"), {}),
     ("inconsistent_fallback", _inconsistent_fallback, "success", None,
      ("OBSERVATION_INCONSISTENT", "cross_check_fallback", "fallback"), {}),
     ("inconsistent_escalate", _inconsistent_escalate, "needs_user", "OBSERVATION_INCONSISTENT",
