@@ -73,7 +73,7 @@ class RedisBucketConfig:
     prefix: str = "tao:tsb"
     replicas: int = 1  # fallback capacity = capacity / replicas while Redis is down
     reconnect_interval_s: float = 1.0
-    socket_timeout_s: float = 0.25
+    socket_timeout_s: float = 1.0  # a slower reply counts as an outage (too low flaps under CPU load)
     max_connections: int = 64  # per client; callers beyond it wait up to pool_wait_s for a connection
     pool_wait_s: float = 5.0
 
