@@ -6,7 +6,7 @@
    count output after the fact) and the token-second bucket — same offered load, every limiter
    sized from the same calibration slice to the backend's capacity (the goodput target). The
    token-second bucket predicts output with the median output of the request's input-length
-   decile, fitted on the first ``fit_frac`` of the trace (which is not replayed).
+   quantile bin (50 bins), fitted on the first ``fit_frac`` of the trace (which is not replayed).
 2. **Decision overhead**: ``Router.route`` in process (heuristic estimator, local bucket), and
    with the trained estimator when the ``estimator`` package provides one.
 3. **Redis**: admissions/s with 8 client processes on loopback, and over-admission trials for the
@@ -40,6 +40,7 @@ class RouterBenchConfig:
     trace: Path = DEFAULT_TRACE
     quick: bool = False
     fit_frac: float = 0.2  # calibration slice (estimator + limiter sizes), not replayed
+    estimator_bins: int = 50  # input-length quantile bins of the replay's output estimator
     replay_max: int | None = None  # cap on replayed requests (quick mode)
     speedup: float = 1.0
     load: float = 1.1  # offered load / backend capacity on the calibration slice (overload: limiters must defer)
@@ -90,10 +91,13 @@ def load_trace(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return t - t[0], np.asarray(inp, float)[order], np.asarray(out, float)[order]
 
 
-def decile_estimator(inp_fit: np.ndarray, out_fit: np.ndarray):
-    edges = np.percentile(inp_fit, np.arange(10, 100, 10))
-    bins = np.digitize(inp_fit, edges)
-    med = np.array([np.median(out_fit[bins == b]) if np.any(bins == b) else np.median(out_fit) for b in range(10)])
+def bin_median_estimator(inp_fit: np.ndarray, out_fit: np.ndarray, bins: int = 50):
+    """Predict output tokens as the median output of the request's input-length quantile bin
+    (bins fitted on the calibration slice only)."""
+    edges = np.unique(np.percentile(inp_fit, np.linspace(0, 100, bins + 1)[1:-1]))
+    idx = np.digitize(inp_fit, edges)
+    fallback = np.median(out_fit)
+    med = np.array([np.median(out_fit[idx == b]) if np.any(idx == b) else fallback for b in range(len(edges) + 1)])
     return lambda x: med[np.digitize(x, edges)]
 
 
@@ -118,7 +122,7 @@ def replay(cfg: RouterBenchConfig) -> dict:
     t, inp, out = load_trace(cfg.trace)
     t = t / cfg.speedup
     k = int(len(t) * cfg.fit_frac)
-    predict = decile_estimator(inp[:k], out[:k])
+    predict = bin_median_estimator(inp[:k], out[:k], cfg.estimator_bins)
     sl = slice(k, None if cfg.replay_max is None else k + cfg.replay_max)
     trace = Trace(t[sl] - t[sl][0], inp[sl], out[sl], predict(inp[sl]))
     base = Backend(slots=1)

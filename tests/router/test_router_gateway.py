@@ -7,6 +7,7 @@ import pytest
 from fastapi import FastAPI
 
 from router import HeuristicEstimator, RouterConfig, build_router
+from router.forward import Forwarder
 from router.testing.upstream import ServerThread, Upstream, UpstreamBehavior
 from tao.server import routes_gateway
 from tao.server.config import ServerConfig
@@ -234,3 +235,41 @@ def test_serving_binary_includes_the_gateway(tmp_path, upstreams):
         assert [m["id"] for m in client.get("/v1/models").json()["data"]] == list(API_MODELS)
         r = client.post("/v1/chat/completions", json=chat(task_type="tool_call"))
         assert r.status_code == 200 and r.headers["x-tao-model"] == "gpt-4o-mini"
+
+
+def test_streaming_request_falls_back_before_the_first_byte(gw):
+    client, _, ups = gw
+    ups["gpt-4o-mini"].behavior = UpstreamBehavior(fail_status=500, fail_times=1)
+    with client.stream("POST", "/v1/chat/completions", json=chat(task_type="tool_call", stream=True)) as r:
+        assert r.status_code == 200 and r.headers["x-tao-model"] == "gpt-4.1"
+        assert [ln for ln in r.iter_lines() if ln.startswith("data:")][-1] == "data: [DONE]"
+
+
+def test_model_at_its_concurrency_limit_is_skipped(upstreams, tmp_path):
+    import threading
+
+    ups, urls = upstreams
+    path = tmp_path / "p.toml"
+    write_profiles(path, urls)
+    path.write_text(path.read_text().replace("concurrency = 8", "concurrency = 1", 1))  # gpt-4o-mini
+    for u in ups.values():
+        u.behavior = UpstreamBehavior(delay_s=1.0)  # the first call holds gpt-4o-mini's only slot
+    app = make_app(path, capacity_token_s=1e7)
+    app.state.gateway.forwarder = Forwarder(5.0)
+    server = ServerThread(app, lifespan="on").start()
+    try:
+        models: list[str] = []
+
+        def call() -> None:
+            with httpx.Client(timeout=10) as c:
+                r = c.post(server.url + "/v1/chat/completions", json=chat(task_type="tool_call"))
+                models.append(r.headers.get("x-tao-model", str(r.status_code)))
+
+        threads = [threading.Thread(target=call) for _ in range(2)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+        assert sorted(models) == ["gpt-4.1", "gpt-4o-mini"]
+    finally:
+        server.stop()
+        for u in ups.values():
+            u.behavior = UpstreamBehavior()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.suites.router import TraceError, decile_estimator, load_trace
+from bench.suites.router import TraceError, bin_median_estimator, load_trace
 from router.sim import Backend, NoLimiter, RequestLimiter, TokenSecondLimiter, Trace, VClock, simulate
 
 
@@ -49,5 +49,5 @@ def test_trace_loader_checks_columns(tmp_path, shared_dir):
     t, inp, out = load_trace(shared_dir / "data/traces/azure2023/AzureLLMInferenceTrace_conv.csv")
     assert len(t) == 19366 and t[0] == 0 and np.all(np.diff(t) >= 0)
     assert np.median(out) == 129 and np.median(inp) == 1020
-    predict = decile_estimator(inp[:4000], out[:4000])
+    predict = bin_median_estimator(inp[:4000], out[:4000])
     assert np.mean(np.abs(predict(inp[4000:]) - out[4000:])) < np.mean(np.abs(np.median(out[:4000]) - out[4000:]))
