@@ -25,7 +25,9 @@ from thought_model.engine.lean import LeanLlama
 class DecodeConfig:
     max_new_tokens: int = 512
     jump_forward: bool = True
-    max_draft: int = 64  # longest forced run fed in one pass
+    max_draft: int = 64  # longest forced run fed in one pass (a single row)
+    batch_draft_tokens: int = 32  # with several rows, drafts per row <= this / rows (padding costs)
+    min_batch_draft: int = 4
 
 
 @dataclass
@@ -141,6 +143,10 @@ class Decoder:
                 if keep:
                     cache.keep(keep)
                 active = [active[b] for b in keep]
+            if len(keep) > 1:  # every row is padded to the longest: keep drafts short in batches
+                cap = max(self.cfg.min_batch_draft, self.cfg.batch_draft_tokens // len(keep))
+                new_fed = [f[: 1 + cap] for f in new_fed]
+                new_nd = [min(nd, cap) for nd in new_nd]
             fed, n_draft = new_fed, new_nd
         ms = (time.perf_counter() - t0) * 1000.0
         for r in rows:
