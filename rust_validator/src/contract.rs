@@ -15,6 +15,8 @@ pub struct Contract {
     pub rules: Vec<Rule>,
     /// Audit names of the rules (`rule:<name>`), precomputed.
     pub rule_checks: Vec<String>,
+    /// What the rules can read (`None` = everything), see [`crate::project`].
+    pub rule_paths: Option<Vec<Vec<String>>>,
     pub allowed_status: Vec<i64>,
     pub required: Vec<String>,
     pub blacklist: Vec<(String, Vec<Value>)>,
@@ -71,7 +73,9 @@ impl Contract {
             Some(s) => Some(CompiledSchema::new(s, schema_opts).map_err(|e| BuildError::new("response_schema", e.message))?),
         };
         let mut rules = Vec::new();
-        for (i, r) in arr(spec, "observation_rules")?.iter().enumerate() {
+        let rule_list = arr(spec, "observation_rules")?;
+        let rule_paths = crate::project::referenced_paths(rule_list.iter().filter_map(|r| r.get("logic")));
+        for (i, r) in rule_list.iter().enumerate() {
             let loc = format!("observation_rules/{i}");
             let name = r.get("name").and_then(Value::as_str).unwrap_or("");
             let name = if name.is_empty() { format!("rule_{i}") } else { name.to_owned() };
@@ -115,7 +119,7 @@ impl Contract {
             Some(_) => return Err(BuildError::new("expected", "must be an object {pointer: [values]}")),
         };
         Ok(Self {
-            name, schema, rules, rule_checks, allowed_status, required, blacklist, extract,
+            name, schema, rules, rule_checks, rule_paths, allowed_status, required, blacklist, extract,
             normalization, timeout_ms, expected, limits,
         })
     }

@@ -6,7 +6,7 @@
 //! Without a soft score the soft weight is left out and the rest renormalized:
 //! `confidence = (0.6 + 0.1 * consistency) / 0.7` (so a clean observation scores 1.0 and one the
 //! plan did not foresee scores 0.857).
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::contract::Contract;
 use crate::error::{InputError, InputErrorKind};
@@ -215,15 +215,14 @@ impl Contract {
             }
         }
 
-        // 8. JsonLogic rules on {"status_code", "response_time_ms", "data"}.
+        // 8. JsonLogic rules on {"status_code", "response_time_ms", "data"} (data converted once).
         if !self.rules.is_empty() {
-            let mut ctx = Map::with_capacity(3);
-            ctx.insert("status_code".into(), status.map_or(Value::Null, Value::from));
-            ctx.insert("response_time_ms".into(), action.remove("response_time_ms").unwrap_or(Value::Null));
-            ctx.insert("data".into(), data);
-            let ctx = Value::Object(ctx);
-            for (rule, check) in self.rules.iter().zip(&self.rule_checks) {
-                match rule.truthy(&ctx) {
+            let ms = action.get("response_time_ms").cloned().unwrap_or(Value::Null);
+            let mut outcomes = Vec::with_capacity(self.rules.len());
+            crate::rules::eval_observation(&self.rules, self.rule_paths.as_deref(), status, &ms, &data, |i, r| outcomes.push((i, r)));
+            for (i, r) in outcomes {
+                let (rule, check) = (&self.rules[i], self.rule_checks[i].as_str());
+                match r {
                     Ok(true) => obs.audit.push(Audit { check, passed: true, detail: String::new() }),
                     Ok(false) => {
                         fail(&mut obs, ErrorType::RuleViolation);
@@ -236,8 +235,6 @@ impl Contract {
                     }
                 }
             }
-            let Value::Object(mut ctx) = ctx else { unreachable!("built as an object") };
-            data = ctx.swap_remove("data").unwrap_or(Value::Null);
         }
         let hard_ok = obs.valid;
 

@@ -3,7 +3,7 @@ use std::cell::RefCell;
 use std::sync::LazyLock;
 
 use datalogic_rs::bumpalo::Bump;
-use datalogic_rs::{Engine, Logic};
+use datalogic_rs::{DataValue, Engine, Logic};
 use serde_json::Value;
 
 use crate::error::BuildError;
@@ -41,6 +41,46 @@ impl Rule {
             out
         })
     }
+}
+
+/// Evaluate every rule against the observation context
+/// `{"status_code", "response_time_ms", "data"}`, bringing the data into the evaluation arena
+/// once for all rules — only the parts `paths` names when it is `Some` (see [`crate::project`]).
+/// `f(i, result)` receives each rule's truthiness (or its error).
+pub fn eval_observation(rules: &[Rule], paths: Option<&[Vec<String>]>, status_code: Option<i64>,
+                        response_time_ms: &Value, data: &Value, mut f: impl FnMut(usize, Result<bool, String>)) {
+    ARENA.with(|cell| {
+        let mut arena = cell.borrow_mut();
+        {
+            let a: &Bump = &arena;
+            let status = match status_code {
+                Some(c) => DataValue::from_serde_value_in(&Value::from(c), a),
+                None => DataValue::Null,
+            };
+            let data_value = match paths {
+                Some(paths) if !paths.iter().any(Vec::is_empty) => {
+                    let sub: Vec<&[String]> =
+                        paths.iter().filter(|p| p[0] == "data").map(|p| &p[1..]).collect();
+                    crate::project::project(data, &sub, a)
+                }
+                _ => DataValue::from_serde_value_in(data, a),
+            };
+            let fields = a.alloc_slice_fill_iter([
+                ("status_code", status),
+                ("response_time_ms", DataValue::from_serde_value_in(response_time_ms, a)),
+                ("data", data_value),
+            ]);
+            let ctx: &DataValue<'_> = a.alloc(DataValue::Object(fields));
+            for (i, rule) in rules.iter().enumerate() {
+                let out = match ENGINE.evaluate(&rule.logic, ctx, a) {
+                    Ok(v) => Ok(ENGINE.truthy(v)),
+                    Err(e) => Err(e.to_string()),
+                };
+                f(i, out);
+            }
+        }
+        arena.reset();
+    });
 }
 
 /// Evaluate one JsonLogic `rule` against `data` (one-shot; compiles the rule every call).

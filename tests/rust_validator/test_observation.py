@@ -181,3 +181,29 @@ def test_batch_matches_single_and_threads(order_checker) -> None:
     for t in threads:
         t.join()
     assert results == [single] * 4
+
+
+RULES = [
+    {"==": [{"var": "data.status"}, "shipped"]},
+    {"!!": [{"var": "data.orders.1.id"}]},
+    {"all": [{"var": "data.orders"}, {">": [{"var": "amount"}, 0]}]},
+    {"some": [{"var": "data.orders"}, {"==": [{"var": "id"}, "b"]}]},
+    {"missing": ["data.status", "data.nope"]},
+    {"missing_some": [1, ["data.nope", "data.status"]]},
+    {"<": [{"var": ["response_time_ms", 0]}, 100]},
+    {"in": [{"var": "data.status"}, ["paid", "shipped"]]},
+    {"var": {"cat": ["data.", "status"]}},  # dynamic path: no projection
+    {"==": [{"reduce": [{"var": "data.orders"}, {"+": [{"var": "current.amount"}, {"var": "accumulator"}]}, 0]}, 3]},
+]
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[str(i) for i in range(len(RULES))])
+def test_rule_results_match_one_shot_jsonlogic(rule) -> None:
+    """Rules see exactly what a one-shot evaluation on the full context sees (the checker only
+    brings the parts a rule can read into the evaluation arena)."""
+    data = {"status": "shipped", "orders": [{"id": "a", "amount": 1}, {"id": "b", "amount": 2}], "other": [1] * 50}
+    act = action(data, ms=42.0)
+    ctx = {"status_code": 200, "response_time_ms": 42.0, "data": data}
+    expected = rv.jsonlogic({"!!": [rule]}, ctx)
+    c = rv.ObservationChecker({"name": "t_x", "observation_rules": [{"name": "r", "logic": rule}]})
+    assert c.check(act)["valid"] is expected

@@ -19,7 +19,7 @@ mod convert;
 mod output;
 
 use convert::{build_err, input_err, raw_json, to_value, value_to_py, CompileError, Raw, StrIs, ValidationInputError};
-use output::{input_error_observation, observation_to_py};
+use output::{input_error_observation, observation_to_py, Templates};
 
 /// Documents above this size are parsed and checked with the GIL released.
 const DETACH_BYTES: usize = 64 * 1024;
@@ -132,6 +132,7 @@ fn jsonlogic<'py>(rule: &Bound<'py, PyAny>, data: &Bound<'py, PyAny>) -> PyResul
 #[pyclass(frozen, module = "rust_validator._native")]
 pub struct ObservationChecker {
     contract: Contract,
+    templates: Templates,
 }
 
 enum Item<'py> {
@@ -153,7 +154,8 @@ impl ObservationChecker {
         let spec = to_value(contract, &Limits { max_depth: 127, ..lim }, StrIs::Json)?;
         let expected = expected.map(|e| to_value(e, &Limits::default(), StrIs::Json)).transpose()?;
         let contract = Contract::from_spec(&spec, expected.as_ref(), &opts, lim).map_err(|e| build_err(py, e))?;
-        Ok(Self { contract })
+        let templates = Templates::new(py, &contract)?;
+        Ok(Self { contract, templates })
     }
 
     /// The tool name of the contract.
@@ -172,14 +174,14 @@ impl ObservationChecker {
             if bytes.len() >= DETACH_BYTES {
                 // Parse and check without the GIL; the result borrows the contract only.
                 let obs = py.detach(|| self.contract.check_bytes(bytes, soft)).map_err(|e| input_err(py, e))?;
-                return observation_to_py(py, &self.contract, &obs);
+                return observation_to_py(py, &self.contract, &self.templates, &obs);
             }
             let obs = self.contract.check_bytes(bytes, soft).map_err(|e| input_err(py, e))?;
-            return observation_to_py(py, &self.contract, &obs);
+            return observation_to_py(py, &self.contract, &self.templates, &obs);
         }
         let v = to_value(action_result, &self.contract.limits, StrIs::Json)?;
         let obs = self.contract.check_value(v, soft).map_err(|e| input_err(py, e))?;
-        observation_to_py(py, &self.contract, &obs)
+        observation_to_py(py, &self.contract, &self.templates, &obs)
     }
 
     /// Check many ActionResults in parallel with the GIL released (items: `bytes`/`str` of JSON
@@ -234,7 +236,7 @@ fn batch<'py>(checker: &ObservationChecker, items: &Bound<'py, PyAny>, soft: Opt
     let out = PyList::empty(py);
     for r in results {
         match r {
-            Ok(obs) => out.append(observation_to_py(py, c, &obs)?)?,
+            Ok(obs) => out.append(observation_to_py(py, c, &checker.templates, &obs)?)?,
             Err(e) if raise => return Err(input_err(py, e)),
             Err(e) => out.append(input_error_observation(py, &e)?)?,
         }

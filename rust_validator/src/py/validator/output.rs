@@ -8,8 +8,39 @@ use crate::contract::Contract;
 use crate::error::InputError;
 use crate::observation::Observation;
 
+/// Prebuilt Python objects of one contract: copying a small template dict is cheaper than
+/// building it key by key.
+pub struct Templates {
+    /// `{"check": name, "passed": True, "detail": ""}` for every check a contract can pass.
+    passed: Vec<(String, Py<PyDict>)>,
+}
+
+impl Templates {
+    pub fn new(py: Python<'_>, c: &Contract) -> PyResult<Self> {
+        let mut names: Vec<String> = ["status_code", "latency", "schema", "required_fields", "blacklist", "consistency"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        names.extend(c.rule_checks.iter().cloned());
+        let mut passed = Vec::with_capacity(names.len());
+        for n in names {
+            let e = PyDict::new(py);
+            e.set_item(intern!(py, "check"), PyString::intern(py, &n))?;
+            e.set_item(intern!(py, "passed"), true)?;
+            e.set_item(intern!(py, "detail"), intern!(py, ""))?;
+            passed.push((n, e.unbind()));
+        }
+        Ok(Self { passed })
+    }
+
+    fn passed_entry<'py>(&self, py: Python<'py>, check: &str) -> Option<PyResult<Bound<'py, PyDict>>> {
+        self.passed.iter().find(|(n, _)| n == check).map(|(_, t)| t.bind(py).copy())
+    }
+}
+
 /// `{valid, error_type, extracted_data, confidence_score, audit_trail, details}`.
-pub fn observation_to_py<'py>(py: Python<'py>, c: &Contract, o: &Observation<'_>) -> PyResult<Bound<'py, PyDict>> {
+pub fn observation_to_py<'py>(py: Python<'py>, c: &Contract, t: &Templates, o: &Observation<'_>)
+    -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item(intern!(py, "valid"), o.valid)?;
     match o.error_type_str() {
@@ -24,6 +55,12 @@ pub fn observation_to_py<'py>(py: Python<'py>, c: &Contract, o: &Observation<'_>
     d.set_item(intern!(py, "confidence_score"), o.confidence)?;
     let audit = PyList::empty(py);
     for a in &o.audit {
+        if a.passed && a.detail.is_empty() {
+            if let Some(e) = t.passed_entry(py, a.check) {
+                audit.append(e?)?;
+                continue;
+            }
+        }
         let e = PyDict::new(py);
         e.set_item(intern!(py, "check"), PyString::intern(py, a.check))?;
         e.set_item(intern!(py, "passed"), a.passed)?;
