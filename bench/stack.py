@@ -38,6 +38,7 @@ class Service:
     args: list[str]  # after ``python``; ``{port}`` is substituted
     port: int = field(default_factory=free_port)
     health_path: str = "/healthz"
+    require_200: bool = False  # readiness probes: only 200 means ready; a body saying "failed" aborts
     ready_timeout_s: float = 60.0
     env: dict[str, str] = field(default_factory=dict)
     proc: subprocess.Popen | None = None
@@ -67,8 +68,12 @@ class Service:
                                    f"{self.log_tail()}")
             try:
                 r = httpx.get(self.base_url + self.health_path, timeout=1.0)
-                if r.status_code < 500:
+                if r.status_code == 200 or (r.status_code < 500 and not self.require_200):
                     return self
+                if self.require_200 and "failed" in r.text:
+                    self.stop()
+                    raise ServiceError(f"{self.name} reported a failed readiness check: {r.text[:500]}\n"
+                                       f"{self.log_tail()}")
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
