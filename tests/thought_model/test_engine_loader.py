@@ -1,0 +1,55 @@
+"""Engine selection: kind argument, TAO_ENGINE, auto (vLLM only with a GPU), typed load errors."""
+from __future__ import annotations
+
+import pytest
+
+from thought_model.engine import loader
+from thought_model.engine.loader import EngineLoadError, load_engine, resolve_kind
+
+
+def test_explicit_kind_wins(monkeypatch):
+    monkeypatch.setenv("TAO_ENGINE", "vllm")
+    assert resolve_kind("cpu") == "cpu"
+
+
+def test_env_overrides_auto(monkeypatch):
+    monkeypatch.setenv("TAO_ENGINE", "vllm")
+    assert resolve_kind("auto") == "vllm"
+    assert resolve_kind(None) == "vllm"
+
+
+def test_auto_without_gpu_is_cpu(monkeypatch):
+    monkeypatch.delenv("TAO_ENGINE", raising=False)
+    monkeypatch.setattr(loader, "_gpu_present", lambda: False)
+    assert resolve_kind("auto") == "cpu"
+
+
+def test_auto_with_gpu_and_vllm_is_vllm(monkeypatch):
+    monkeypatch.delenv("TAO_ENGINE", raising=False)
+    monkeypatch.setattr(loader, "_gpu_present", lambda: True)
+    import thought_model.engine.vllm_engine as ve
+
+    monkeypatch.setattr(ve, "vllm_available", lambda: (True, ""))
+    assert resolve_kind("auto") == "vllm"
+    monkeypatch.setattr(ve, "vllm_available", lambda: (False, "no vllm"))
+    assert resolve_kind("auto") == "cpu"
+
+
+def test_bad_kind_and_missing_checkpoint_are_typed(tmp_path, monkeypatch):
+    monkeypatch.delenv("TAO_ENGINE", raising=False)
+    with pytest.raises(EngineLoadError, match="unknown engine kind"):
+        resolve_kind("tpu")
+    with pytest.raises(EngineLoadError, match="no checkpoint"):
+        load_engine("cpu", tmp_path / "nowhere")
+
+
+def test_load_cpu_engine(tiny_checkpoint, monkeypatch):
+    from thought_model.engine.codec import GenericCodec
+    from thought_model.engine.cpu import CpuEngine
+
+    monkeypatch.setenv("TAO_ENGINE", "cpu")
+    eng = load_engine(checkpoint=tiny_checkpoint, codec=GenericCodec())
+    try:
+        assert isinstance(eng, CpuEngine) and eng.name == "cpu"
+    finally:
+        eng.close()
