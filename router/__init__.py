@@ -14,12 +14,13 @@ from router.errors import ContextTooLarge, InvalidRequest, RouterError, UnknownM
 from router.estimate import Estimate, Estimator, HeuristicEstimator, default_estimator
 from router.policy import POLICIES, CheapestPolicy, DefaultPolicy, Policy, RouteContext, StrongestPolicy
 from router.profile import ModelProfile, ProfileError, load_profiles
-from router.redis_bucket import RedisBucket, RedisBucketConfig
+from router.redis_bucket import RedisBucket, RedisBucketConfig, RedisConnections
 
 __all__ = [
     "AUTO_MODELS", "Admission", "Bucket", "BucketConfig", "CheapestPolicy", "ContextTooLarge", "CooldownConfig",
     "Cooldowns", "Decision", "DefaultPolicy", "Estimate", "Estimator", "HeuristicEstimator", "InvalidRequest",
     "LocalBucket", "ModelProfile", "POLICIES", "Policy", "ProfileError", "RedisBucket", "RedisBucketConfig",
+    "RedisConnections",
     "RouteContext", "Router", "RouterConfig", "RouterError", "StrongestPolicy", "UnknownModel", "build_router",
     "default_estimator", "load_profiles",
 ]

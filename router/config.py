@@ -11,7 +11,7 @@ from router.core import Router
 from router.estimate import Estimator
 from router.policy import POLICIES
 from router.profile import load_profiles
-from router.redis_bucket import RedisBucket, RedisBucketConfig
+from router.redis_bucket import RedisBucket, RedisBucketConfig, RedisConnections
 
 
 @dataclass
@@ -64,17 +64,19 @@ def build_router(config: RouterConfig | None = None, *, estimator: Estimator | N
     cfg = config or RouterConfig()
     if cfg.policy not in POLICIES:
         raise ValueError(f"unknown policy {cfg.policy!r}; one of {sorted(POLICIES)}")
-    factory = None
+    factory, resources = None, []
     if cfg.capacity_token_s is not None:
         bcfg = BucketConfig(cfg.capacity_token_s, cfg.window_s)
         if cfg.redis_url:
             rcfg = RedisBucketConfig(url=cfg.redis_url, replicas=cfg.replicas)
+            conns = RedisConnections(rcfg)  # one pool for every tenant's bucket
+            resources.append(conns)
 
             def factory(tenant: str) -> Bucket:
-                return RedisBucket(bcfg, rcfg, tenant=tenant)
+                return RedisBucket(bcfg, rcfg, tenant=tenant, connections=conns)
         else:
             def factory(tenant: str) -> Bucket:
                 return LocalBucket(bcfg, tenant=tenant)
     return Router(load_profiles(cfg.profiles_path), estimator=estimator, policy=POLICIES[cfg.policy](),
                   bucket_factory=factory, per_tenant=cfg.per_tenant, cooldowns=Cooldowns(cfg.cooldown),
-                  latency_bound_s=cfg.latency_bound_s)
+                  latency_bound_s=cfg.latency_bound_s, resources=resources)

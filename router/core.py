@@ -73,12 +73,13 @@ class Router:
 
     ``bucket_factory(tenant) -> Bucket`` makes the admission bucket (``None``: admit everything).
     With ``per_tenant=True`` each tenant gets its own bucket, else all share ``"default"``.
+    ``resources`` (e.g. shared Redis connections) are closed by :meth:`aclose` with the buckets.
     """
 
     def __init__(self, profiles: Iterable[ModelProfile], *, estimator: Estimator | None = None,
                  policy: Policy | None = None, bucket_factory: Callable[[str], Bucket] | None = None,
                  per_tenant: bool = False, cooldowns: Cooldowns | None = None,
-                 latency_bound_s: float | None = None) -> None:
+                 latency_bound_s: float | None = None, resources: Iterable[Any] = ()) -> None:
         self.profiles = {p.name: p for p in profiles}
         if not self.profiles:
             raise ValueError("router needs at least one model profile")
@@ -90,6 +91,7 @@ class Router:
         self.per_tenant = per_tenant
         self._bucket_factory = bucket_factory
         self._buckets: dict[str, Bucket] = {}
+        self._resources = list(resources)  # shared connections etc., closed by aclose()
 
     # ----- buckets -------------------------------------------------------------------------
     def bucket(self, tenant: str = "default") -> Bucket | None:
@@ -107,7 +109,7 @@ class Router:
 
     async def aclose(self) -> None:
         """Close the buckets' connections (Redis clients); call on shutdown."""
-        for b in list(self._buckets.values()):
+        for b in [*self._buckets.values(), *self._resources]:
             if hasattr(b, "aclose"):
                 await b.aclose()
             if hasattr(b, "close"):

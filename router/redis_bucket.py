@@ -101,11 +101,36 @@ def _async_client(cfg: RedisBucketConfig) -> aredis.Redis:
     return aredis.Redis.from_pool(pool)  # the client owns (and closes) the pool
 
 
+class RedisConnections:
+    """One sync client and one (lazy, per event loop) asyncio client, shared by many buckets —
+    e.g. every tenant's bucket of one router — so tenants do not each open a pool."""
+
+    def __init__(self, config: RedisBucketConfig) -> None:
+        self.config = config
+        self.sync = _sync_client(config)
+        self._aio: aredis.Redis | None = None
+
+    @property
+    def aio(self) -> aredis.Redis:
+        if self._aio is None:
+            self._aio = _async_client(self.config)
+        return self._aio
+
+    def close(self) -> None:
+        self.sync.close()
+        self.sync.connection_pool.disconnect()
+
+    async def aclose(self) -> None:
+        if self._aio is not None:
+            await self._aio.aclose()
+            self._aio = None
+
+
 class RedisBucket:
     """Same semantics as :class:`LocalBucket`, state kept in Redis (sync + asyncio clients)."""
 
     def __init__(self, config: BucketConfig, redis_config: RedisBucketConfig | None = None, *,
-                 tenant: str = "default") -> None:
+                 tenant: str = "default", connections: RedisConnections | None = None) -> None:
         self.config = config
         self.redis_config = rc = redis_config or RedisBucketConfig()
         self.tenant = tenant
@@ -113,8 +138,9 @@ class RedisBucket:
         self.keys = (f"{rc.prefix}:{tag}:state", f"{rc.prefix}:{tag}:stats")
         self._ttl_ms = str(int(max(config.window_s * 4, 60.0) * 1000))
         self._cap, self._rate = repr(config.capacity), repr(config.rate)
-        self._client = _sync_client(rc)
-        self._aclient: aredis.Redis | None = None
+        self._owns = connections is None  # shared connections are closed by their owner
+        self._conns = connections or RedisConnections(rc)
+        self._client = self._conns.sync
         self._sha: str | None = None  # loaded on first use and again after NOSCRIPT
         self._fallback = LocalBucket(BucketConfig(config.capacity / rc.replicas, config.window_s),
                                      tenant=tenant, backend="degraded")
@@ -166,17 +192,16 @@ class RedisBucket:
         return self._client.evalsha(self._sha, 2, *args)
 
     async def _acall(self, op: str, amount: float) -> list:
-        if self._aclient is None:
-            self._aclient = _async_client(self.redis_config)
+        client = self._conns.aio
         args = self._args(op, amount)
         if self._sha is not None:
             try:
-                return await self._aclient.evalsha(self._sha, 2, *args)
+                return await client.evalsha(self._sha, 2, *args)
             except redis.exceptions.NoScriptError:
                 pass
-        self._sha = await self._aclient.script_load(LUA)
+        self._sha = await client.script_load(LUA)
         self.script_loads += 1
-        return await self._aclient.evalsha(self._sha, 2, *args)
+        return await client.evalsha(self._sha, 2, *args)
 
     def _admission(self, reply: list, cost: float) -> Admission:
         ok, wait = int(reply[0]) == 1, float(reply[1])
@@ -245,10 +270,9 @@ class RedisBucket:
         self._client.delete(*self.keys)
 
     def close(self) -> None:
-        self._client.close()
-        self._client.connection_pool.disconnect()
+        if self._owns:
+            self._conns.close()
 
     async def aclose(self) -> None:
-        if self._aclient is not None:
-            await self._aclient.aclose()
-            self._aclient = None
+        if self._owns:
+            await self._conns.aclose()

@@ -91,3 +91,17 @@ async def test_async_path_degrades_too(tenant):
         bucket.close()
     finally:
         server.close()
+
+
+async def test_per_tenant_redis_buckets_share_one_connection_pool(redis_server):
+    from router import HeuristicEstimator, RouterConfig, build_router
+
+    r = build_router(RouterConfig(capacity_token_s=1e6, redis_url=redis_server.url, per_tenant=True),
+                     estimator=HeuristicEstimator())
+    req = {"messages": [{"role": "user", "content": "hi"}], "task_type": "tool_call"}
+    da, db = await r.aroute(req, tenant="pool-a"), await r.aroute(req, tenant="pool-b")
+    assert da.admitted and db.admitted and da.admission.backend == db.admission.backend == "redis"
+    a, b = r.bucket("pool-a"), r.bucket("pool-b")
+    assert a is not b and a._conns is b._conns
+    a.reset(), b.reset()
+    await r.aclose()
