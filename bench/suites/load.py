@@ -20,8 +20,10 @@ Writes the top-level ``summary`` the issue asks for: ``offered_qps``, ``replay_o
 """
 from __future__ import annotations
 
+import contextlib
 import random
 import sys
+import tempfile
 import time
 from pathlib import Path
 from dataclasses import asdict, dataclass, field
@@ -230,15 +232,15 @@ def _model_phase(mock: Service, cfg: LoadSuiteConfig) -> dict:
     from tao.server.config import DEFAULT_CHECKPOINT
 
     label, model_args = "default", []
-    if not (DEFAULT_CHECKPOINT / "config.json").is_file():  # as the plan suite does: a random tiny model
-        import tempfile
+    with contextlib.ExitStack() as stack:
+        if not (DEFAULT_CHECKPOINT / "config.json").is_file():  # as the plan suite does: a random tiny model
+            from thought_model.engine.testing import build_tiny_checkpoint
 
-        from thought_model.engine.testing import build_tiny_checkpoint
-
-        tiny = build_tiny_checkpoint(Path(tempfile.mkdtemp(prefix="bench_load_")) / "tiny")
-        label, model_args = "random-tiny (default checkpoint missing)", ["--checkpoint", str(tiny), "--codec", "generic"]
-        _log(f"model phase: {label}")
-    with _serve(mock, cfg, model=True, model_args=model_args) as serve:
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench_load_")))
+            tiny = build_tiny_checkpoint(tmp / "tiny")
+            label, model_args = "random-tiny (default checkpoint missing)", ["--checkpoint", str(tiny), "--codec", "generic"]
+            _log(f"model phase: {label}")
+        serve = stack.enter_context(_serve(mock, cfg, model=True, model_args=model_args))
         url = serve.base_url + "/v1/run"
         for qps in cfg.model_rates:
             s = _sweep(url, (qps,), cfg.model_step_s, reqs, cfg.client_timeout_s, warm_qps=1.0)[0]
