@@ -86,9 +86,8 @@ _AMOUNT = re.compile(
     r"|(?:(?:退款|退|金额|amount(?: of)?|refund(?: of)?|报销)\s?(?:为|是|:|：)?\s?(?P<a3>[0-9]+(?:\.[0-9]+)?)(?![0-9.\-/]))",
     re.I)
 _DUR = re.compile(
-    rf"(?P<n>{_NUM}|半|an?|one|two|three|half an?)\s?(?:个)?\s?"
-    r"(?P<u>小时|钟头|分钟|hours?|hrs?|h(?![a-z])|minutes?|mins?)"
-    r"(?P<half>半)?", re.I)
+    rf"(?<![0-9.])(?P<n>{_NUM}|半|an?|one|two|three|half an?)\s?(?:个)?(?P<half>半)?\s?"
+    r"(?P<u>小时|钟头|分钟|hours?|hrs?|h(?![a-z])|minutes?|mins?)", re.I)
 _COUNT = re.compile(
     rf"(?P<n>{_NUM}|[a-z]+)\s?(?:个)?\s?(?:人|位|people|persons|attendees|participants|seats|pax)(?![a-z])",
     re.I)
@@ -102,22 +101,23 @@ _EN_DATE = re.compile(
     r"(?:,?\s+(?P<y>20[0-9]{2}))?(?![0-9])", re.I)
 _EN_MONTH_YEAR = re.compile(rf"(?P<m>{_EN_MON})\s+(?P<y>20[0-9]{{2}})", re.I)
 _ZH_TIME = re.compile(
-    rf"(?P<ap>上午|早上|早晨|中午|下午|晚上|傍晚|凌晨)?\s?(?P<h>[0-2]?[0-9]|{_ZH_NUM})\s?(?:点|:|：|时)"
-    rf"(?:\s?(?P<half>半)|\s?(?P<mi>[0-5]?[0-9]|{_ZH_NUM})\s?分?)?")
+    rf"(?P<ap>上午|早上|早晨|中午|下午|晚上|傍晚|凌晨)?\s?(?<![0-9])(?P<h>[0-2]?[0-9]|{_ZH_NUM})\s?(?:点|:|：|时)"
+    rf"(?:\s?(?P<half>半)|\s?(?P<mi>[0-5]?[0-9]|{_ZH_NUM})\s?分?)?(?![0-9])(?!\s?[ap]\.?m)", re.I)
 _EN_TIME = re.compile(
     r"(?<![0-9:])(?P<h>[0-2]?[0-9])(?::(?P<mi>[0-5][0-9]))?\s?(?P<ap>a\.?m\.?|p\.?m\.?)(?![a-z])"
     r"|(?<![0-9:])(?P<h2>[0-2]?[0-9]):(?P<mi2>[0-5][0-9])(?![0-9])"
     r"|(?:at|@)\s(?P<h3>[0-2]?[0-9])(?:\s?o'?clock)?(?![0-9:a-z%])"
     r"|\bnoon\b", re.I)
 _QUOTED = re.compile(r"[\"“「『‘'](?P<t>[^\"”」』’'<>]{1,80})[\"”」』’']")
-_CUED_TEXT = re.compile(
+_CUE = re.compile(
     r"(?:原因是|原因[:：]|理由是|理由[:：]|因为|抬头是|抬头为|抬头[:：]|标题是|标题为|标题[:：]|主题是|主题为|主题[:：]"
     r"|内容是|内容为|内容[:：]|正文是|正文[:：]|说明是|说明[:：]|备注[:：]|用途是|事由是|事由[:：]"
-    r"|reason:?|because|titled|title:?|subject:?|saying|that says|body:?|header:?|description:?|for the purpose of)"
-    r"\s*(?P<t>[^，。,.;；!！?？\n<>\"“”]{1,60})", re.I)
+    r"|(?<![A-Za-z])(?:reason:?|because|titled|title:|subject:|saying|that says|body:|header:|description:"
+    r"|for the purpose of)(?![A-Za-z]))\s*", re.I)
+_TEXT_STOP = re.compile(r"[，。,.;；!！?？\n<>\"“”（）()]")
 _ZH_NAME_CUE = re.compile(
-    rf"(?:用户|客户|同事|员工|联系人|给|帮|找|叫|通知|邀请|约|和|跟|与|查|查询|查一下|查下)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}}?)"
-    r"(?=的|先生|女士|老师|经理|总|，|,|。|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|上|下|这|今|明|昨)")
+    rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|拉上|把)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}}?)"
+    r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说)")
 _EN_NAME = re.compile(r"(?<![A-Za-z])(?P<n>[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?![A-Za-z])")
 _EN_STOP = {"I", "The", "Please", "Can", "Could", "Would", "What", "Whats", "How", "Hey", "Hi", "Hello",
             "Check", "Show", "Get", "Find", "List", "Book", "Send", "Cancel", "Refund", "Submit", "Create",
@@ -281,7 +281,7 @@ def _add_datetimes(text: str, spans: _Spans, today: date) -> None:
                 joined = f"{v} T{tv}" if v.startswith("@") else f"{v} {tv}"
                 spans.add("DATE", a, tb, text, joined)
                 break
-            if i not in used_times and 0 <= b - tb <= 4 and ta < a and spans.free(ta, b) \
+            if i not in used_times and 0 <= a - tb <= 4 and spans.free(ta, b) \
                     and re.fullmatch(r"[\s,，]*(?:on\s*)?", text[tb:a], re.I) and _is_daylike(v):
                 used_times.add(i)
                 joined = f"{v} T{tv}" if v.startswith("@") else f"{v} {tv}"
@@ -327,12 +327,14 @@ def perceive(request: str, today: date | None = None, user_known: bool = False) 
             minutes += 30
         if 1 <= minutes <= 1440 and float(minutes).is_integer():
             spans.add("DUR", m.start(), m.end(), text, int(minutes))
-    for m in _CUED_TEXT.finditer(text):
-        t = m.group("t").strip()
-        a = m.start("t") + (len(m.group("t")) - len(m.group("t").lstrip()))
-        b = min([a + len(t)] + [e.start for e in spans.items if e.start >= a])
-        t = text[a:b].rstrip(" ，,")
-        if len(t) >= 1 and spans.free(a, a + len(t)):
+    cues = list(_CUE.finditer(text))
+    for j, m in enumerate(cues):
+        a = m.end()
+        stop = _TEXT_STOP.search(text, a)
+        stops = [a + 60, stop.start() if stop else len(text)] + [e.start for e in spans.items if e.start >= a] \
+            + [c.start() for c in cues[j + 1:]]
+        t = text[a:min(stops)].rstrip(" ，,、")
+        if t and spans.free(a, a + len(t)):
             spans.add("TEXT", a, a + len(t), text, t)
     _add_datetimes(text, spans, today)
     for m in _AMOUNT.finditer(text):

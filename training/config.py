@@ -43,6 +43,7 @@ class TrainConfig:
     weight_decay: float = 0.01
     warmup_steps: int = 200
     max_steps: int = 3000
+    time_budget_min: float | None = None  # if set: after 30 steps, cap max_steps to fit this many minutes
     grad_clip: float = 1.0
     weights: FieldWeights = field(default_factory=FieldWeights)
     # bookkeeping

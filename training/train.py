@@ -170,6 +170,7 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
                    TimeElapsedColumn(), TimeRemainingColumn(), disable=not (cfg.progress and d.main))
     model.train()
     t_last, tok_count, ema = time.time(), 0, None
+    t_first = time.time()
     with bar:
         task = bar.add_task("train", total=cfg.max_steps, completed=step, loss=0.0, tps=0.0)
         while step < cfg.max_steps:
@@ -190,6 +191,13 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
                 opt.step()
                 sched.step()
                 step += 1
+                if step == 1:
+                    t_first = time.time()
+                if cfg.time_budget_min and step == 31 and not cfg.resume:
+                    per_step = (time.time() - t_first) / 30
+                    left = cfg.time_budget_min * 60 - (time.time() - t_start)
+                    cfg.max_steps = max(step + 1, min(cfg.max_steps, step + int(left / per_step)))
+                    bar.update(task, total=cfg.max_steps)
                 tok_count += int(batch["attention_mask"].sum().item())
                 ema = loss.item() if ema is None else 0.95 * ema + 0.05 * loss.item()
                 now = time.time()

@@ -1,0 +1,112 @@
+"""The output grammar: tight, registry-derived, consistent with the generator, enforced by xgrammar."""
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import jsonschema
+import pytest
+
+from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
+from thought_model.grammar import PlanParseError, output_json_schema, parse_output
+from training.dataset import row_session
+from training.generate import GenConfig, iter_split
+from training.reference_registry import reference_tools
+
+TOOLS = reference_tools()
+
+
+@pytest.fixture(scope="module")
+def schema() -> dict:
+    s = output_json_schema(TOOLS)
+    jsonschema.Draft202012Validator.check_schema(s)
+    return s
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    cfg = GenConfig(seed=7)
+    return [r for split in ("train", "heldout_combos") for r in iter_split(split, 120, cfg)]
+
+
+def test_schema_is_tight(schema: dict) -> None:
+    v = jsonschema.Draft202012Validator(schema)
+    good = {"version": "1.0", "intent": "query_order_status", "steps": [
+        {"step_id": "t1", "tool": "get_order_status", "arguments": {"order_id": "<ORDER1>"}, "dependencies": []}]}
+    assert v.is_valid(good)
+    for bad_args in ({"order_id": "<USER1>"}, {"order_id": "12345"}, {"order_id": "<ORDER1>", "x": 1}, {}):
+        bad = json.loads(json.dumps(good))
+        bad["steps"][0]["arguments"] = bad_args
+        assert not v.is_valid(bad), bad_args
+    bad = json.loads(json.dumps(good))
+    bad["steps"][0]["step_id"] = "t9"
+    assert not v.is_valid(bad)
+    ref = {"version": "1.0", "intent": "x_y", "steps": [
+        {"step_id": "t1", "tool": "find_user", "arguments": {"name": "<NAME1>"}, "dependencies": []},
+        {"step_id": "t2", "tool": "send_email", "arguments": {"to": "${t1.email}", "subject": "<TEXT1>",
+                                                              "body": "hi"}, "dependencies": ["t1"]}]}
+    assert v.is_valid(ref)
+    ref["steps"][1]["arguments"]["to"] = "${t1.order_id}"  # an order id is not an email
+    assert not v.is_valid(ref)
+
+
+def test_generated_targets_are_schema_valid_and_parse_back_to_expected(schema: dict, rows: list[dict]) -> None:
+    v = jsonschema.Draft202012Validator(schema)
+    kinds = set()
+    for r in rows:
+        assert v.is_valid(json.loads(r["target"])), r
+        got = parse_output(r["target"], r["request"], row_session(r), TOOLS)
+        assert got.model_dump(mode="json", exclude_none=True) == {k: v_ for k, v_ in r["expected"].items()
+                                                                  if v_ is not None}
+        kinds.add(type(got).__name__)
+    assert kinds == {"ThoughtPlan", "InsufficientContext"}
+
+
+def test_parse_output_substitutes_slots_and_me() -> None:
+    s = SessionState(user_id="U10000001", now=datetime(2026, 3, 1))
+    out = ('{"version":"1.0","intent":"refund_order","steps":[{"step_id":"t1","tool":"refund_payment",'
+           '"arguments":{"order_id":"<ORDER1>","amount":"<AMOUNT1>"},"dependencies":[]}]}')
+    plan = parse_output(out, "订单123456789012345678退款99.5元", s, TOOLS)
+    assert isinstance(plan, ThoughtPlan)
+    assert plan.steps[0].arguments == {"order_id": "123456789012345678", "amount": 99.5}
+    ins = parse_output('{"error":"insufficient_context","required_fields":["user_id"],"intent":"list_my_orders"}',
+                       "我的订单", None, TOOLS)
+    assert isinstance(ins, InsufficientContext) and ins.required_fields == ["user_id"]
+
+
+@pytest.mark.parametrize("text, why", [
+    ("not json", "not JSON"),
+    ("[1]", "not a JSON object"),
+    ('{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"get_order_status",'
+     '"arguments":{"order_id":"<ORDER2>"},"dependencies":[]}]}', "slot <ORDER2>"),
+    ('{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"list_orders",'
+     '"arguments":{"user_id":"<ME>"},"dependencies":[]}]}', "<ME>"),
+    ('{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"get_logistics",'
+     '"arguments":{"order_id":"${t2.order_id}"},"dependencies":[]}]}', "references t2"),
+    ('{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"nope_tool",'
+     '"arguments":{},"dependencies":[]}]}', "unknown tool"),
+    ('{"version":"1.0","intent":"a_b","steps":[{"step_id":"t2","tool":"get_order_status",'
+     '"arguments":{},"dependencies":["t2"]}]}', "not an earlier step"),
+    ('{"version":"1.0","intent":"a_b","steps":[]}', "plan contract"),
+])
+def test_parse_output_rejects_malformed(text: str, why: str) -> None:
+    with pytest.raises(PlanParseError, match=why.replace("$", r"\$")):
+        parse_output(text, "订单123456789012345678", None, TOOLS)
+
+
+def test_xgrammar_accepts_targets_and_rejects_invalid_tokens(tmp_path, rows: list[dict]) -> None:
+    import xgrammar as xgr
+
+    from thought_model.grammar import compile_output_grammar
+    from training.dataset import row_prompt
+    from training.tokenizer import padded_vocab_size, train_tokenizer
+
+    tok = train_tokenizer([row_prompt(r) + r["target"] for r in rows], vocab_size=600)
+    g = compile_output_grammar(tok, TOOLS, vocab_size=padded_vocab_size(tok))
+    eos = tok.convert_tokens_to_ids("<|eos|>")
+    for r in rows[:40]:
+        m = xgr.GrammarMatcher(g)
+        ids = tok(r["target"], add_special_tokens=False)["input_ids"] + [eos]
+        assert all(m.accept_token(i) for i in ids) and m.is_terminated(), r["target"]
+    m = xgr.GrammarMatcher(g)
+    assert not m.accept_string('{"version":"2.0"')
