@@ -66,6 +66,12 @@ def _validate(request: Any) -> None:
     model = request.get("model")
     if model is not None and not isinstance(model, str):
         raise InvalidRequest("'model' must be a string", field="/model")
+    bound = request.get("max_latency_s")
+    if bound is not None and (isinstance(bound, bool) or not isinstance(bound, (int, float)) or not bound > 0):
+        raise InvalidRequest("'max_latency_s' must be a positive number", field="/max_latency_s")
+    task = request.get("task_type")
+    if task is not None and not isinstance(task, str):
+        raise InvalidRequest("'task_type' must be a string", field="/task_type")
 
 
 class Router:
@@ -132,8 +138,11 @@ class Router:
 
     def _plan(self, request: dict[str, Any], exclude: Iterable[str]) -> _Plan:
         _validate(request)
-        feats = self.estimator.features(request)
-        est = self.estimator.predict(feats)
+        try:
+            feats = self.estimator.features(request)
+            est = self.estimator.predict(feats)
+        except (ValueError, TypeError) as exc:  # e.g. estimator.FeatureError on a bad hint
+            raise InvalidRequest(f"cannot estimate this request: {exc}") from None
         out = float(est.output_tokens)
         inp = max(0.0, float(est.total_tokens) - out)
         max_out = request.get("max_tokens") or request.get("max_completion_tokens") or 0

@@ -85,6 +85,8 @@ def test_tao_plan_local_never_chosen_for_general_requests():
     ({"messages": msgs(10), "max_tokens": -5}, InvalidRequest, "/max_tokens"),
     ({"messages": msgs(10), "max_tokens": "5"}, InvalidRequest, "/max_tokens"),
     ({"messages": msgs(10), "model": 3}, InvalidRequest, "/model"),
+    ({"messages": msgs(10), "max_latency_s": "soon"}, InvalidRequest, "/max_latency_s"),
+    ({"messages": msgs(10), "task_type": 3}, InvalidRequest, "/task_type"),
     ({"messages": msgs(5_000_000)}, ContextTooLarge, "/messages"),
     ({"model": "gpt-4o-mini", "messages": msgs(10), "max_tokens": 500_000}, ContextTooLarge, "/messages"),
 ])
@@ -193,3 +195,14 @@ async def test_async_route_and_record():
     assert d.admitted and not (await r.aroute({"messages": msgs(40), "task_type": "planning"})).admitted
     await r.arecord(d, 0, 0.0, "ok")
     assert (await r.aroute({"messages": msgs(40), "task_type": "planning"})).admitted
+
+
+def test_estimator_rejections_become_invalid_request():
+    class Picky(HeuristicEstimator):
+        def features(self, request):
+            if not isinstance(request.get("tool_results", []), list):
+                raise ValueError("tool_results must be a list")
+            return super().features(request)
+
+    with pytest.raises(InvalidRequest, match="tool_results"):
+        make_router(estimator=Picky()).route({"messages": msgs(10), "tool_results": 5})

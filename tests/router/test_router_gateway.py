@@ -195,6 +195,8 @@ def test_upstream_4xx_is_passed_back_without_cooldown(gw):
      400, "context_length_exceeded"),
     (orjson.dumps({"model": "auto", "messages": [{"role": "user", "content": "x"}], "max_tokens": 0}),
      400, "invalid_request"),
+    (orjson.dumps({"model": "auto", "messages": [{"role": "user", "content": "x"}], "max_latency_s": "soon"}),
+     400, "invalid_request"),
 ])
 def test_bad_requests_get_typed_4xx(gw, content, status, type_):
     client, _, ups = gw
