@@ -101,7 +101,8 @@ class Decoder:
             for b, f in enumerate(fed):
                 toks[b, : len(f)] = torch.tensor(f, dtype=torch.long)
             lens = torch.tensor([len(f) for f in fed], dtype=torch.long)
-            logits = self.model.forward(toks, lens, cache)
+            first = min(len(f) - nd - 1 for f, nd in zip(fed, n_draft))  # earliest logits read
+            logits = self.model.forward(toks, lens, cache, logits_from=first)
             now = time.perf_counter()
             keep: list[int] = []
             new_fed, new_nd = [], []
@@ -111,7 +112,7 @@ class Decoder:
                 j = len(f) - n_draft[b] - 1
                 g = -1
                 while True:
-                    g = self._masked_argmax(logits[b, j], m, bitmask)
+                    g = self._masked_argmax(logits[b, j - first], m, bitmask)
                     if g < 0 or not m.accept_token(g):
                         r.error, r.done = "grammar", True
                         break

@@ -93,6 +93,8 @@ class LeanLlama:
         return KVCache(len(self.layers), batch, capacity, self.kv_heads, self.head_dim, self.dtype, self.device)
 
     def _rms(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        if x.dtype == torch.float32:
+            return F.rms_norm(x, (x.shape[-1],), w, self.eps)  # one fused op
         xf = x.float()
         xf = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.eps)
         return w * xf.to(x.dtype)
@@ -104,9 +106,11 @@ class LeanLlama:
         return x * cos + rot * sin
 
     @torch.inference_mode()
-    def forward(self, tokens: torch.Tensor, n_new: torch.Tensor, cache: KVCache) -> torch.Tensor:
+    def forward(self, tokens: torch.Tensor, n_new: torch.Tensor, cache: KVCache,
+                logits_from: int = 0) -> torch.Tensor:
         """Feed ``tokens [B, n]`` (row ``b`` has ``n_new[b]`` real tokens, the rest padding) at
-        positions ``cache.lengths[b] + j``; returns the logits ``[B, n, vocab]`` (float32).
+        positions ``cache.lengths[b] + j``; returns the logits ``[B, n - logits_from, vocab]``
+        (float32) of positions ``logits_from..n-1`` (earlier ones are never read, e.g. a prompt).
         Does not advance ``cache.lengths``: the caller commits how many fed tokens it keeps."""
         B, n = tokens.shape
         pos = cache.lengths[:, None] + torch.arange(n, device=self.device)[None, :]  # [B, n]
@@ -115,8 +119,11 @@ class LeanLlama:
             raise ValueError(f"sequence would exceed KV cache capacity {cache.capacity}")
         cos = self.cos[pos].unsqueeze(2)  # [B, n, 1, D]
         sin = self.sin[pos].unsqueeze(2)
-        key_pos = torch.arange(T, device=self.device)
-        mask = (key_pos[None, None, :] <= pos[:, :, None]).unsqueeze(1)  # [B, 1, n, T]
+        if B == 1 and n == 1:
+            mask = None  # one query at the end of one row sees every cached key
+        else:
+            key_pos = torch.arange(T, device=self.device)
+            mask = (key_pos[None, None, :] <= pos[:, :, None]).unsqueeze(1)  # [B, 1, n, T]
         rows = torch.arange(B, device=self.device)[:, None].expand(B, n)
         h = F.embedding(tokens, self.embed)
         for li, L in enumerate(self.layers):
@@ -137,4 +144,6 @@ class LeanLlama:
             x = self._rms(h, L.ln_post)
             gu = F.linear(x, L.gate_up)
             h = h + F.linear(F.silu(gu[..., :self.inter]) * gu[..., self.inter:], L.down)
+        if logits_from:
+            h = h[:, logits_from:]
         return F.linear(self._rms(h, self.norm), self.lm_head).float()
