@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -77,84 +77,115 @@ def _ref_outputs(field: str, base: str, tools: Sequence[ToolSpec]) -> list[str]:
     return chosen or outputs
 
 
-def _alts(kinds: Sequence[str]) -> str:
-    return "<(" + "|".join(kinds) + f"){_IDX}>" if kinds else ""
+def _alts(kinds: Sequence[str], avail: frozenset[str] | None = None) -> str:
+    """Regex alternative for slot tokens of ``kinds`` (only those in ``avail`` when given)."""
+    if avail is None:
+        return "<(" + "|".join(kinds) + f"){_IDX}>" if kinds else ""
+    toks = sorted(t for t in avail if any(t.startswith(f"<{k}") and t[len(k) + 1:-1].isdigit() for k in kinds))
+    return "|".join(re.escape(t) for t in toks)
 
 
-def _string_field(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+def _pattern(alts: list[str]) -> dict[str, Any] | None:
+    alts = [a for a in alts if a]
+    if not alts:
+        return None
+    return {"type": "string", "pattern": "^(" + "|".join(f"({a})" for a in alts) + ")$"}
+
+
+def _string_field(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec],
+                  avail: frozenset[str] | None) -> dict[str, Any] | None:
     pattern = prop.get("pattern")
     alts: list[str] = []
     if pattern:
         base, has_ref = _base_pattern(pattern)
         kinds = [k for k, samples in SLOT_SAMPLES.items() if any(re.search(pattern, s) for s in samples)]
-        if "USER" in kinds:
+        if "USER" in kinds and (avail is None or ME_SLOT in avail):
             alts.append(re.escape(ME_SLOT))
         if kinds:
-            alts.append(_alts(kinds))
+            alts.append(_alts(kinds, avail))
         if has_ref:
             outs = "|".join(_ref_outputs(name, base, tools))
             alts.append(r"\$\{t[1-7]\.(" + outs + r")\}")
-        if not alts:  # a pattern no slot kind fits: keep the registry's own pattern
+        if not kinds and not has_ref:  # a pattern no slot kind fits: keep the registry's own pattern
             return {"type": "string", "pattern": pattern}
     else:
-        alts = [_alts(FREE_TEXT_KINDS), FREE_TEXT_LITERAL]
-    return {"type": "string", "pattern": "^(" + "|".join(f"({a})" for a in alts) + ")$"}
+        alts = [_alts(FREE_TEXT_KINDS, avail)] + ([FREE_TEXT_LITERAL] if avail is None else [])
+    return _pattern(alts)
 
 
-def _field_schema(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+def _field_schema(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec],
+                  avail: frozenset[str] | None = None) -> dict[str, Any] | None:
+    """Model-side schema of one argument; None when it cannot be filled from ``avail``."""
     prop = _nonnull(prop)
     if "enum" in prop:
         return {"enum": list(prop["enum"])}
     if "const" in prop:
         return {"const": prop["const"]}
     typ = prop.get("type")
-    if typ == "number":
-        return {"anyOf": [{"type": "string", "pattern": "^" + _alts(NUMBER_KINDS) + "$"}, {"type": "number"}]}
-    if typ == "integer":
-        return {"anyOf": [{"type": "string", "pattern": "^" + _alts(INTEGER_KINDS) + "$"}, {"type": "integer"}]}
+    if typ in ("number", "integer"):
+        slot = _pattern([_alts(NUMBER_KINDS if typ == "number" else INTEGER_KINDS, avail)])
+        if avail is not None:
+            return slot
+        return {"anyOf": [slot, {"type": typ}]}
     if typ == "boolean":
         return {"type": "boolean"}
     if typ == "array":
-        items = _field_schema(name, prop.get("items", {"type": "string"}), tools)
+        items = _field_schema(name, prop.get("items", {"type": "string"}), tools, avail)
+        if items is None:
+            return None
         out: dict[str, Any] = {"type": "array", "items": items}
         if "maxItems" in prop:
             out["maxItems"] = prop["maxItems"]
         return out
-    return _string_field(name, prop, tools)
+    return _string_field(name, prop, tools, avail)
 
 
-def arguments_schema(tool: ToolSpec, tools: Sequence[ToolSpec]) -> dict[str, Any]:
-    """The model-side schema of one tool's arguments (slots and references instead of literals)."""
-    props = tool.args_schema.get("properties", {})
-    return {
-        "type": "object",
-        "properties": {n: _field_schema(n, p, tools) for n, p in props.items()},
-        "required": list(tool.args_schema.get("required", [])),
-        "additionalProperties": False,
-    }
+def arguments_schema(tool: ToolSpec, tools: Sequence[ToolSpec],
+                     avail: frozenset[str] | None = None) -> dict[str, Any] | None:
+    """The model-side schema of one tool's arguments (slots and references instead of literals).
+
+    With ``avail`` (the slot tokens of one request), only those slots are allowed; returns None
+    when a required argument cannot be filled (the tool is then not offered)."""
+    props: dict[str, Any] = {}
+    required = list(tool.args_schema.get("required", []))
+    for n, p in tool.args_schema.get("properties", {}).items():
+        f = _field_schema(n, p, tools, avail)
+        if f is None:
+            if n in required:
+                return None
+            continue
+        props[n] = f
+    return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
 
 
 def _intent_schema(intents: Sequence[str] | None) -> dict[str, Any]:
     return {"enum": sorted(set(intents))} if intents else {"type": "string", "pattern": INTENT_PATTERN}
 
 
-def output_json_schema(tools: Sequence[ToolSpec], intents: Sequence[str] | None = None) -> dict[str, Any]:
+def output_json_schema(tools: Sequence[ToolSpec], intents: Sequence[str] | None = None,
+                       slots: Collection[str] | None = None) -> dict[str, Any]:
     """The JSON Schema that constrains the model's output for the registry ``tools``.
 
     ``intents`` (optional, e.g. from a checkpoint's ``train_config.json``) narrows the intent to
     the ones the model was trained on; without it any snake_case intent is allowed.
+    ``slots`` (optional): the slot tokens present in one request's prompt (perception's
+    ``slots`` keys, plus ``<ME>`` when the session knows the user). Then arguments may only use
+    those slots (or step references), literals are not offered, and tools whose required
+    arguments cannot be filled are left out: a per-request grammar that cannot hallucinate.
     """
+    avail = frozenset(slots) if slots is not None else None
+    arg_schemas = {t.name: arguments_schema(t, tools, avail) for t in tools}
     steps = [{
         "type": "object",
         "properties": {
             "step_id": {"enum": STEP_IDS},
             "tool": {"const": t.name},
-            "arguments": arguments_schema(t, tools),
+            "arguments": arg_schemas[t.name],
             "dependencies": {"type": "array", "items": {"enum": STEP_IDS}, "maxItems": MAX_STEPS - 1},
         },
         "required": ["step_id", "tool", "arguments", "dependencies"],
         "additionalProperties": False,
-    } for t in tools]
+    } for t in tools if arg_schemas[t.name] is not None]
     plan = {
         "type": "object",
         "properties": {
@@ -176,7 +207,7 @@ def output_json_schema(tools: Sequence[ToolSpec], intents: Sequence[str] | None 
         "required": ["error", "required_fields", "intent"],
         "additionalProperties": False,
     }
-    return {"anyOf": [plan, insufficient]}
+    return {"anyOf": [plan, insufficient]} if steps else {"anyOf": [insufficient]}
 
 
 def dumps_compact(obj: Any) -> str:
@@ -272,22 +303,46 @@ def time_symbol_ok(value: str) -> bool:
 
 
 # ------------------------------------------------------------------ xgrammar
+class OutputGrammarCompiler:
+    """Compiles (and caches) the output grammar for one tokenizer, optionally per slot set."""
+
+    def __init__(self, tokenizer: Any, tools: Sequence[ToolSpec], vocab_size: int | None = None,
+                 intents: Sequence[str] | None = None) -> None:
+        import xgrammar as xgr
+
+        from thought_model.prompt import EOS_TOKEN
+
+        eos_id = tokenizer.convert_tokens_to_ids(EOS_TOKEN)
+        info = xgr.TokenizerInfo.from_huggingface(tokenizer, vocab_size=vocab_size, stop_token_ids=[eos_id])
+        self._compiler = xgr.GrammarCompiler(info)
+        self.tools = list(tools)
+        self.intents = list(intents) if intents else None
+        self._cache: dict[frozenset[str] | None, Any] = {}
+
+    def compile(self, slots: Collection[str] | None = None) -> Any:
+        key = frozenset(slots) if slots is not None else None
+        if key not in self._cache:
+            schema = output_json_schema(self.tools, self.intents, key)
+            self._cache[key] = self._compiler.compile_json_schema(
+                json.dumps(schema), any_whitespace=False, separators=SEPARATORS, strict_mode=True)
+        return self._cache[key]
+
+
+def request_slots(perception: Perception, user_known: bool) -> list[str]:
+    """The slot tokens one request offers the grammar (its perception slots, plus <ME>)."""
+    return list(perception.slots) + ([ME_SLOT] if user_known else [])
+
+
 def compile_output_grammar(tokenizer: Any, tools: Sequence[ToolSpec], vocab_size: int | None = None,
-                           intents: Sequence[str] | None = None) -> Any:
+                           intents: Sequence[str] | None = None, slots: Collection[str] | None = None) -> Any:
     """Compile :func:`output_json_schema` with xgrammar for a Hugging Face tokenizer."""
-    import xgrammar as xgr
-
-    from thought_model.prompt import EOS_TOKEN
-
-    eos_id = tokenizer.convert_tokens_to_ids(EOS_TOKEN)
-    info = xgr.TokenizerInfo.from_huggingface(tokenizer, vocab_size=vocab_size, stop_token_ids=[eos_id])
-    compiler = xgr.GrammarCompiler(info)
-    return compiler.compile_json_schema(json.dumps(output_json_schema(tools, intents)),
-                                        any_whitespace=False, separators=SEPARATORS, strict_mode=True)
+    return OutputGrammarCompiler(tokenizer, tools, vocab_size, intents).compile(slots)
 
 
 def make_logits_processor(compiled_grammar: Any) -> Any:
-    """A fresh xgrammar logits processor for one ``model.generate`` call (they are single-use)."""
+    """A fresh xgrammar logits processor for one ``model.generate`` call (they are single-use).
+
+    ``compiled_grammar`` may be a list: one grammar per batch row."""
     import xgrammar as xgr
 
     return xgr.contrib.hf.LogitsProcessor(compiled_grammar)

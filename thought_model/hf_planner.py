@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan, ToolSpec
-from thought_model.grammar import compile_output_grammar, make_logits_processor, parse_output
+from thought_model.grammar import OutputGrammarCompiler, make_logits_processor, parse_output, request_slots
 from thought_model.prompt import EOS_TOKEN, PAD_TOKEN, PreparedPrompt, prepare_prompt
 
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "default"
@@ -43,12 +43,14 @@ class HFPlanGenerator:
     @classmethod
     def load(cls, checkpoint: str | Path, tools: Sequence[ToolSpec] | None = None) -> "HFPlanGenerator":
         from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers.utils import logging as hf_logging
 
         from training.reference_registry import reference_tools
 
         path = Path(checkpoint)
         if not (path / "config.json").exists():
             raise FileNotFoundError(f"no model checkpoint at {path}")
+        hf_logging.disable_progress_bar()
         tok = AutoTokenizer.from_pretrained(str(path))
         tok.padding_side = "left"
         model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch.float32)
@@ -56,25 +58,38 @@ class HFPlanGenerator:
         return cls(model=model, tokenizer=tok, tools=list(tools or reference_tools()),
                    intents=checkpoint_intents(path))
 
+    per_request_grammar: bool = True  # restrict each row's slots to those its request contains
+
     @property
-    def grammar(self) -> Any:
+    def compiler(self) -> OutputGrammarCompiler:
         if self._grammar is None:
-            self._grammar = compile_output_grammar(self.tokenizer, self.tools, self.model.config.vocab_size,
-                                                   self.intents)
+            self._grammar = OutputGrammarCompiler(self.tokenizer, self.tools, self.model.config.vocab_size,
+                                                  self.intents)
         return self._grammar
 
     def prepare(self, request: str, session: SessionState | None) -> PreparedPrompt:
         return prepare_prompt(request, session, self.tools)
 
+    def generate_prepared(self, prepared: Sequence[PreparedPrompt], constrained: bool = True
+                          ) -> list[tuple[str, int]]:
+        """Greedy outputs for prepared prompts (per-request grammars when enabled)."""
+        grammars = None
+        if constrained and self.per_request_grammar:
+            grammars = [self.compiler.compile(request_slots(p.perception, p.user_known)) for p in prepared]
+        return self.generate([p.text for p in prepared], constrained=constrained, grammars=grammars)
+
     @torch.no_grad()
-    def generate(self, prompts: Sequence[str], constrained: bool = True) -> list[tuple[str, int]]:
-        """Greedy outputs for ``prompts``: (decoded text without special tokens, generated tokens)."""
+    def generate(self, prompts: Sequence[str], constrained: bool = True,
+                 grammars: Sequence[Any] | None = None) -> list[tuple[str, int]]:
+        """Greedy outputs for ``prompts``: (decoded text without special tokens, generated tokens).
+
+        ``grammars``: one compiled grammar per prompt (default: the registry-wide grammar)."""
         tok = self.tokenizer
         enc = tok(list(prompts), add_special_tokens=False, padding=True, return_tensors="pt")
         eos = tok.convert_tokens_to_ids(EOS_TOKEN)
         kw: dict[str, Any] = {}
         if constrained:
-            kw["logits_processor"] = [make_logits_processor(self.grammar)]
+            kw["logits_processor"] = [make_logits_processor(list(grammars) if grammars else self.compiler.compile())]
         out = self.model.generate(
             input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], max_new_tokens=self.max_new_tokens,
             do_sample=False, eos_token_id=eos, pad_token_id=tok.convert_tokens_to_ids(PAD_TOKEN), **kw)
@@ -99,6 +114,6 @@ class HFPlanner:
     def plan_batch(self, requests: Sequence[str], sessions: Sequence[SessionState | None]
                    ) -> list[ThoughtPlan | InsufficientContext]:
         prepared = [self.gen.prepare(r, s) for r, s in zip(requests, sessions)]
-        outs = self.gen.generate([p.text for p in prepared], constrained=True)
+        outs = self.gen.generate_prepared(prepared, constrained=True)
         return [parse_output(text, p.perception, s, self.gen.tools)
                 for (text, _), p, s in zip(outs, prepared, sessions)]

@@ -25,7 +25,7 @@ class TrainConfig:
 
     out_dir: str = "runs/plan-model"
     data_dir: str | None = None  # existing generated data; default: generate into out_dir/data
-    n_train: int = 120_000
+    n_train: int = 100_000
     n_eval: int = 400
     seed: int = 1234
     # tokenizer / model

@@ -72,7 +72,7 @@ def evaluate_checkpoint(cfg: EvalConfig) -> dict[str, Any]:
             chunk = rows[i:i + cfg.batch_size]
             sessions = [row_session(r) for r in chunk]
             prepared = [gen.prepare(r["request"], s) for r, s in zip(chunk, sessions)]
-            outs = gen.generate([p.text for p in prepared], constrained=True)
+            outs = gen.generate_prepared(prepared, constrained=True)
             for r, s, p, (text, ntok) in zip(chunk, sessions, prepared, outs):
                 try:
                     pred = parse_output(text, p.perception, s, tools).model_dump(mode="json")
@@ -114,7 +114,7 @@ def print_table(report: dict[str, Any]) -> None:
             v = s.get(key)
             vals.append("-" if v is None else (f"{v:.1f}" if key == "tokens_per_plan" else f"{100 * v:.1f}%"))
         t.add_row(split, str(s["n"]), *vals)
-    Console().print(t)
+    Console(width=160).print(t)
 
 
 def main(argv: list[str] | None = None) -> int:

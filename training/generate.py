@@ -48,7 +48,7 @@ _PH = re.compile(r"\{([a-z]+[0-9]?)\}")
 class GenConfig:
     """Data generation settings."""
 
-    n_train: int = 120_000
+    n_train: int = 100_000
     n_eval: int = 400  # rows per evaluation split
     seed: int = 1234
     compose_prob: float = 0.15

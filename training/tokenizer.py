@@ -6,6 +6,7 @@ special tokens are kept whole. Saved as ``tokenizer.json`` + ``tokenizer_config.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -37,8 +38,14 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int = 3072, min_frequency:
 
 
 def save_tokenizer(tok: PreTrainedTokenizerFast, out_dir: Path) -> None:
+    """Save ``tokenizer.json`` + ``tokenizer_config.json`` (class ``PreTrainedTokenizerFast``)."""
+    out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     tok.save_pretrained(str(out_dir))
+    cfg_path = out_dir / "tokenizer_config.json"
+    cfg = json.loads(cfg_path.read_text())
+    cfg["tokenizer_class"] = "PreTrainedTokenizerFast"
+    cfg_path.write_text(json.dumps(cfg, indent=2, ensure_ascii=False))
 
 
 def padded_vocab_size(tok: PreTrainedTokenizerFast, multiple: int = 128) -> int:

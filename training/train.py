@@ -238,7 +238,7 @@ def _export(model: LlamaForCausalLM, tok: Any, cfg: TrainConfig, ckpt: Path, sec
         bos_token_id=model.config.bos_token_id, eos_token_id=eos, pad_token_id=model.config.pad_token_id,
         do_sample=False, max_new_tokens=160)
     model.save_pretrained(str(ckpt), safe_serialization=True)
-    tok.save_pretrained(str(ckpt))
+    save_tokenizer(tok, ckpt)
     last = [json.loads(x) for x in log_path.read_text().splitlines() if x.strip()] if log_path.exists() else []
     last_eval = next((r for r in reversed(last) if "eval_loss" in r), {})
     meta = {

@@ -110,3 +110,20 @@ def test_xgrammar_accepts_targets_and_rejects_invalid_tokens(tmp_path, rows: lis
         assert all(m.accept_token(i) for i in ids) and m.is_terminated(), r["target"]
     m = xgr.GrammarMatcher(g)
     assert not m.accept_string('{"version":"2.0"')
+
+
+def test_per_request_schema_offers_only_the_request_slots() -> None:
+    s = output_json_schema(TOOLS, slots=["<ORDER1>", "<ME>"])
+    jsonschema.Draft202012Validator.check_schema(s)
+    v = jsonschema.Draft202012Validator(s)
+    plan = {"version": "1.0", "intent": "a_b", "steps": [
+        {"step_id": "t1", "tool": "get_order_status", "arguments": {"order_id": "<ORDER1>"}, "dependencies": []},
+        {"step_id": "t2", "tool": "list_orders", "arguments": {"user_id": "<ME>"}, "dependencies": []}]}
+    assert v.is_valid(plan)
+    plan["steps"][0]["arguments"]["order_id"] = "<ORDER2>"
+    assert not v.is_valid(plan)
+    offered = {b["properties"]["tool"]["const"] for b in s["anyOf"][0]["properties"]["steps"]["items"]["anyOf"]}
+    assert "get_order_status" in offered and "get_weather" not in offered  # no city slot: weather impossible
+    only_ins = output_json_schema(TOOLS, slots=[])
+    assert all("steps" not in b["properties"] or b["properties"]["steps"]["items"]["anyOf"]
+               for b in only_ins["anyOf"])
