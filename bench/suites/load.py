@@ -65,8 +65,8 @@ class LoadSuiteConfig:
     def for_run(cls, quick: bool) -> "LoadSuiteConfig":
         if not quick:
             return cls()
-        return cls(quick=True, replay_rates=(25, 1000), step_s=3.0, max_requests_per_step=600, fault_qps=50,
-                   fault_s=3.0, model_rates=(1,), model_step_s=4.0, n_plans=400)
+        return cls(quick=True, replay_rates=(25, 1000), step_s=3.0, max_requests_per_step=300, fault_qps=40,
+                   fault_s=3.0, model_rates=(1,), model_step_s=3.0, n_plans=400)
 
 
 def _log(msg: str) -> None:
@@ -166,12 +166,14 @@ def wait_idle(base_url: str, timeout_s: float = 120.0) -> float:
 
 
 def _sweep(url: str, rates: tuple[float, ...], step_s: float, reqs: list[Request], timeout_s: float,
-           max_requests: int | None = None, warm_qps: float = 20.0) -> list[dict]:
+           max_requests: int | None = None, warm_qps: float = 20.0, warm_s: float = 2.0) -> list[dict]:
     out = []
     base = url.rsplit("/v1/", 1)[0]
-    warm = run_load(LoadConfig(url=url, qps=warm_qps, duration_s=2.0, timeout_s=timeout_s, drain_s=timeout_s), reqs)
-    _log(f"{url} warm-up (not measured): {warm['outcomes']}")
-    wait_idle(base)
+    if warm_s > 0:
+        warm = run_load(LoadConfig(url=url, qps=warm_qps, duration_s=warm_s, timeout_s=timeout_s, drain_s=timeout_s),
+                        reqs)
+        _log(f"{url} warm-up (not measured): {warm['outcomes']}")
+        wait_idle(base)
     for qps in rates:
         cfg = LoadConfig(url=url, qps=qps, duration_s=step_s, timeout_s=timeout_s, drain_s=timeout_s,
                          max_requests=max_requests)
@@ -213,7 +215,8 @@ def run(quick: bool = False, cfg: LoadSuiteConfig | None = None) -> dict:
             _log("replay: zero-latency tools, no faults")
             replay = _sweep(url, cfg.replay_rates, cfg.step_s, reqs, cfg.client_timeout_s, cfg.max_requests_per_step)
             _log("faults: 10% tool timeouts, 5% malformed, 2% broken dependencies")
-            faults = _sweep(url, (cfg.fault_qps,), cfg.fault_s, faulty, cfg.client_timeout_s)[0]
+            # no warm-up here: the server is warm, and faulty warm-up traffic would trip breakers
+            faults = _sweep(url, (cfg.fault_qps,), cfg.fault_s, faulty, cfg.client_timeout_s, warm_s=0)[0]
             faults["mock_stats"] = httpx.get(mock.base_url + "/_stats", timeout=10).json()
         try:
             model = _model_phase(mock, cfg)
@@ -243,7 +246,8 @@ def _model_phase(mock: Service, cfg: LoadSuiteConfig) -> dict:
         serve = stack.enter_context(_serve(mock, cfg, model=True, model_args=model_args))
         url = serve.base_url + "/v1/run"
         for qps in cfg.model_rates:
-            s = _sweep(url, (qps,), cfg.model_step_s, reqs, cfg.client_timeout_s, warm_qps=1.0)[0]
+            s = _sweep(url, (qps,), cfg.model_step_s, reqs, cfg.client_timeout_s, warm_qps=1.0,
+                       warm_s=0.0 if steps or cfg.quick else 2.0)[0]
             steps.append(s)
             p99 = s["client_ms"]["p99"]
             refused = sum(v for k, v in s["outcomes"].items()
