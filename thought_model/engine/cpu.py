@@ -132,11 +132,13 @@ class CpuEngine(PlanEngine):
             return PlanResult(error=ErrorInfo(error_type=ErrorType.TOOL_UNKNOWN if request.tools else
                                               ErrorType.PLAN_INVALID, message=str(exc)[:500], field="/tools"))
         ids = self.tokenizer.encode(prompt, add_special_tokens=False)  # prompts carry their own BOS
-        if len(ids) > self.cfg.max_prompt_tokens:
+        limit = min(self.cfg.max_prompt_tokens, self.model.max_positions - 16)
+        if len(ids) > limit:
             return PlanResult(error=ErrorInfo(error_type=ErrorType.BUDGET_EXHAUSTED, field="/text",
-                                              message=f"prompt has {len(ids)} tokens, limit {self.cfg.max_prompt_tokens}"))
+                                              message=f"prompt has {len(ids)} tokens, limit {limit}"))
         deadline = submitted + request.deadline_s if request.deadline_s else None
-        return Row(prompt_ids=ids, grammar=grammar, deadline=deadline)
+        return Row(prompt_ids=ids, grammar=grammar, deadline=deadline,
+                   max_new=self.model.max_positions - len(ids))
 
     def _run_batch(self, items: list[tuple[PlanRequest, float]]) -> list[PlanResult]:
         prepared = [self._prepare(r, t) for r, t in items]
@@ -159,7 +161,7 @@ class CpuEngine(PlanEngine):
                                               message=f"deadline of {req.deadline_s}s exceeded"),
                               stats=row.stats, text=text)
         if row.error is not None:
-            msg = {"length": f"output exceeded {self.cfg.decode.max_new_tokens} tokens",
+            msg = {"length": f"output exceeded {row.max_new} tokens (max_new_tokens or context window)",
                    "grammar": "no token allowed by the grammar"}[row.error]
             return PlanResult(error=ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED, message=msg),
                               stats=row.stats, text=text)

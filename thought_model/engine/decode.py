@@ -37,6 +37,7 @@ class Row:
     prompt_ids: list[int]
     grammar: xgr.CompiledGrammar
     deadline: float | None = None  # time.perf_counter() value
+    max_new: int | None = None  # per-row limit (context window); default DecodeConfig.max_new_tokens
     out_ids: list[int] = field(default_factory=list)
     stats: GenerationStats = field(default_factory=GenerationStats)
     error: str | None = None  # "deadline" | "length" | "grammar"
@@ -84,8 +85,9 @@ class Decoder:
         t0 = time.perf_counter()
         matchers = [xgr.GrammarMatcher(r.grammar) for r in rows]
         bitmask = xgr.allocate_token_bitmask(1, self.vocab_size)
-        max_prompt = max(len(r.prompt_ids) for r in rows)
-        capacity = max_prompt + self.cfg.max_new_tokens + self.cfg.max_draft + 2
+        for r in rows:
+            r.max_new = min(r.max_new or self.cfg.max_new_tokens, self.cfg.max_new_tokens)
+        capacity = max(len(r.prompt_ids) + r.max_new for r in rows) + self.cfg.max_draft + 2
         cache = self.model.new_cache(len(rows), capacity)
         active = list(range(len(rows)))
         fed: list[list[int]] = []
@@ -117,7 +119,7 @@ class Decoder:
                         r.error, r.done = "grammar", True
                         break
                     r.out_ids.append(g)
-                    if j + 1 < len(f) and g == f[j + 1] and len(r.out_ids) < self.cfg.max_new_tokens:
+                    if j + 1 < len(f) and g == f[j + 1] and len(r.out_ids) < r.max_new:
                         r.stats.jump_forward_tokens += 1
                         j += 1
                         if m.is_terminated():
@@ -130,7 +132,7 @@ class Decoder:
                     continue
                 if m.is_terminated():
                     r.done = True
-                elif len(r.out_ids) >= self.cfg.max_new_tokens:
+                elif len(r.out_ids) >= r.max_new:
                     r.error, r.done = "length", True
                 elif r.deadline is not None and now > r.deadline:
                     r.error, r.done = "deadline", True

@@ -78,7 +78,8 @@ class LeanLlama:
         self.inter = self.layers[0].down.shape[1] if self.layers else 0
         rot = m.rotary_emb
         self.max_positions = int(max_positions or cfg.max_position_embeddings)
-        pos = torch.arange(self.max_positions, dtype=torch.float32, device=self.device)
+        self.table_size = self.max_positions + 256  # room for padded draft positions past the end
+        pos = torch.arange(self.table_size, dtype=torch.float32, device=self.device)
         freqs = pos[:, None] * rot.inv_freq.to(self.device, torch.float32)[None, :]
         emb = torch.cat([freqs, freqs], dim=-1)
         scale = float(getattr(rot, "attention_scaling", 1.0))
@@ -88,8 +89,8 @@ class LeanLlama:
         self.kv_size = self.kv_heads * self.head_dim
 
     def new_cache(self, batch: int, capacity: int) -> KVCache:
-        if capacity > self.max_positions:
-            raise ValueError(f"cache capacity {capacity} exceeds max_position_embeddings {self.max_positions}")
+        if capacity > self.table_size:
+            raise ValueError(f"cache capacity {capacity} exceeds the rotary table ({self.table_size})")
         return KVCache(len(self.layers), batch, capacity, self.kv_heads, self.head_dim, self.dtype, self.device)
 
     def _rms(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
