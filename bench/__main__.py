@@ -98,7 +98,8 @@ def run_suite(name: str, cfg: RunConfig, echo: bool = True) -> SuiteOutcome:
         status, detail = "failed", "worker exited 0 without writing a result"
     if status == "missing":
         return SuiteOutcome(name, "missing", duration, "\n".join(tail)[-300:] or "suite module missing")
-    meta.update(finished_at=utc_now(), duration_s=round(duration, 3), exit_code=rc)
+    meta.update(finished_at=utc_now(), duration_s=round(duration, 3), exit_code=rc,
+                loadavg_at_end=[round(x, 2) for x in os.getloadavg()])
     record = {"suite": name, "status": status, "meta": meta}
     if status != "ok":
         record["error"] = {"detail": detail, "stderr_tail": list(tail)}

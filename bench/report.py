@@ -202,7 +202,9 @@ def _suite_section(name: str, data: dict, cfg: ReportConfig, rel: Path) -> list[
     git = meta.get("git") or {}
     lines.append(f"Status **{status}**; {'quick' if meta.get('quick') else 'full'} run finished "
                  f"{meta.get('finished_at', '?')} in {fmt(meta.get('duration_s'))} s at commit "
-                 f"`{(git.get('commit') or '?')[:12]}`{' (dirty tree)' if git.get('dirty') else ''}.")
+                 f"`{(git.get('commit') or '?')[:12]}`{' (dirty tree)' if git.get('dirty') else ''}; "
+                 f"load average {fmt((meta.get('machine') or {}).get('loadavg_at_start'))} at start, "
+                 f"{fmt(meta.get('loadavg_at_end'))} at end ({fmt((meta.get('machine') or {}).get('cores'))} cores).")
     lines.append("")
     if status != "ok":
         err = data.get("error") or {}
