@@ -101,8 +101,8 @@ class TokenEstimator:
 
     def _reset_online(self) -> None:
         o = self.cfg.online
-        self._corr_out = ResidualCorrector(o.alpha, o.warmup, o.kind)
-        self._corr_sec = ResidualCorrector(o.alpha, o.warmup, o.kind)
+        self._corr_out = ResidualCorrector(o.alpha, o.warmup, o.kind, o.guard)
+        self._corr_sec = ResidualCorrector(o.alpha, o.warmup, o.kind, o.guard)
         self.live_tokens = LiveStats(o.stats_window)
         self.live_seconds = LiveStats(o.stats_window)
         self._buffer = RefitBuffer(o.buffer_size, len(self.spec.names), o.keep_training, o.recent_weight)
@@ -258,7 +258,7 @@ class TokenEstimator:
         return {
             "output_tokens": self.live_tokens.summary(),
             "seconds": self.live_seconds.summary(),
-            "corrections": {str(k): v for k, _, v in _corr_items(self._corr_out)},
+            "corrections": self._corr_out.summary(),
             "refits": self._refits,
             "buffer": len(self._buffer),
         }
@@ -392,11 +392,8 @@ class TokenEstimator:
         est._models = _models_from(boosters)
         o = est.cfg.online
         corr = meta.get("corrections", {})
-        est._corr_out = ResidualCorrector.from_json(corr.get("output", []), o.alpha, o.warmup, o.kind)
-        est._corr_sec = ResidualCorrector.from_json(corr.get("seconds", []), o.alpha, o.warmup, o.kind)
+        args = (o.alpha, o.warmup, o.kind, o.guard)
+        est._corr_out = ResidualCorrector.from_json(corr.get("output", []), *args)
+        est._corr_sec = ResidualCorrector.from_json(corr.get("seconds", []), *args)
         return est
 
-
-def _corr_items(c: ResidualCorrector):
-    for k, value, n, _scale in c.to_json():
-        yield (tuple(k) if isinstance(k, list) else k), n, round(value, 3)

@@ -1,7 +1,8 @@
 """Online correction and live error statistics.
 
 * :class:`ResidualCorrector` keeps a running median (or mean) of the residual
-  ``actual - model`` per (model, task type) key and applies it at once on the next predict.
+  ``actual - model`` per (model, task type) key and applies it at once on the next predict,
+  while it is beating the uncorrected model on that key (the guard).
 * :class:`LiveStats` keeps MAE and bias of the estimates that were actually served (over a
   bounded window and since start), so a bad estimator is visible in ``stats()``.
 """
@@ -25,6 +26,7 @@ class OnlineConfig:
     buffer_size: int = 4096  # bounded buffer of recent (features, actuals) for refits
     recent_weight: float = 1.0  # weight of a buffered recent row vs a kept training row
     key_prompt_bucket: bool = False  # also key corrections by log2(prompt tokens)
+    guard: bool = True  # apply a key's correction only while it beats no correction
     keep_training: int = 20000  # training rows kept for refits (bounded sample)
     refit_every: int = 2000  # observations between refits (0 = never)
     refit_trees: int | None = 100  # trees of a refit model (None = as trained)
@@ -38,6 +40,8 @@ class _Track:
     scale: float = 0.0  # EWMA of |residual|: the median tracker's step size
     n: int = 0
     first: list = field(default_factory=list)
+    err_raw: float = 0.0  # running mean |actual - model|
+    err_corr: float = 0.0  # running mean |actual - (model + correction in force)|
 
 
 class ResidualCorrector:
@@ -46,9 +50,15 @@ class ResidualCorrector:
     ``median``: after ``warmup`` residuals (exact median of those), each new residual moves the
     value by ``alpha * scale`` towards it (``scale`` = running mean absolute residual), a
     stochastic-approximation median that tracks drift. ``mean``: exponentially weighted mean.
+
+    ``guard``: a key's correction is applied only while it has been helping — its running mean
+    absolute error with the correction in force is below the error without it (both are known
+    at every update). A correction that does not pay for itself switches itself off.
     """
 
-    def __init__(self, alpha: float = 0.05, warmup: int = 20, kind: str = "median") -> None:
+    def __init__(
+        self, alpha: float = 0.05, warmup: int = 20, kind: str = "median", guard: bool = True
+    ) -> None:
         if not 0.0 < alpha <= 1.0:
             raise ValueError("alpha must be in (0, 1]")
         if kind not in ("median", "mean"):
@@ -56,12 +66,16 @@ class ResidualCorrector:
         self.alpha = alpha
         self.warmup = max(1, warmup)
         self.kind = kind
+        self.guard = guard
         self._state: dict[Hashable, _Track] = {}
 
     def correction(self, key: Hashable) -> float:
-        """Additive correction for ``key`` (0 until a residual has been seen)."""
+        """Additive correction for ``key`` (0 until a residual has been seen, or while the
+        guard finds it not helping)."""
         s = self._state.get(key)
-        return 0.0 if s is None else s.value
+        if s is None or (self.guard and s.err_corr >= s.err_raw):
+            return 0.0
+        return s.value
 
     def update(self, key: Hashable, residual: float) -> None:
         """Fold one residual (actual - uncorrected model prediction) into ``key``."""
@@ -73,7 +87,11 @@ class ResidualCorrector:
             s = self._state[key] = _Track()
         s.n += 1
         a = self.alpha
-        s.scale += max(a, 1.0 / s.n) * (abs(residual) - s.scale)
+        w = max(a, 1.0 / s.n)
+        # Score the candidate correction (the value before this update) against no correction.
+        s.err_corr += w * (abs(residual - s.value) - s.err_corr)
+        s.err_raw += w * (abs(residual) - s.err_raw)
+        s.scale += w * (abs(residual) - s.scale)
         if s.n <= self.warmup:
             s.first.append(residual)
             xs = sorted(s.first)
@@ -90,25 +108,42 @@ class ResidualCorrector:
         else:
             s.value += a * (residual - s.value)
 
+    def summary(self) -> dict[str, dict[str, float]]:
+        """Per key (as text): the tracked value, residuals seen, whether it is applied, and the
+        running MAE without / with it."""
+        return {
+            str(k): {
+                "value": round(s.value, 3),
+                "n": s.n,
+                "applied": self.correction(k) != 0.0,
+                "mae_without": round(s.err_raw, 3),
+                "mae_with": round(s.err_corr, 3),
+            }
+            for k, s in list(self._state.items())
+        }
+
     def reset(self) -> None:
         """Forget every key (after a refit absorbed the drift)."""
         self._state = {}
 
     def to_json(self) -> list[list]:
         return [
-            [list(k) if isinstance(k, tuple) else k, s.value, s.n, s.scale]
+            [list(k) if isinstance(k, tuple) else k, s.value, s.n, s.scale, s.err_raw, s.err_corr]
             for k, s in self._state.items()
         ]
 
     @classmethod
     def from_json(
-        cls, data: list[list], alpha: float, warmup: int, kind: str = "median"
+        cls, data: list[list], alpha: float, warmup: int, kind: str = "median", guard: bool = True
     ) -> "ResidualCorrector":
-        c = cls(alpha, warmup, kind)
+        c = cls(alpha, warmup, kind, guard)
         for k, value, n, *rest in data:
             key = tuple(k) if isinstance(k, list) else k
+            scale, err_raw, err_corr = (list(map(float, rest)) + [0.0, 0.0, 0.0])[:3]
             # Restored keys are past warm-up: their value is kept, not recomputed.
-            c._state[key] = _Track(float(value), float(rest[0]) if rest else 0.0, max(int(n), c.warmup + 1))
+            c._state[key] = _Track(
+                float(value), scale, max(int(n), c.warmup + 1), [], err_raw, err_corr
+            )
         return c
 
 

@@ -38,7 +38,9 @@ def test_correction_reduces_error_on_a_drifted_stream(train, tmp_path):
     assert s["output_tokens"]["bias"] < 0  # served estimates were too low on average
     assert s["seconds"]["n"] == len(y) and s["seconds"]["mae"] > 0
     o3 = est.spec.models.index("o3")
-    assert any(k.startswith(f"({float(o3)}") and v > 10 for k, v in s["corrections"].items())
+    o3_keys = [v for k, v in s["corrections"].items() if k.startswith(f"({float(o3)},")]
+    assert o3_keys and all(v["value"] > 10 and v["applied"] for v in o3_keys)
+    assert all(v["mae_with"] < v["mae_without"] for v in o3_keys)
 
 
 def test_background_refit_swaps_models_and_adapts(train, tmp_path):
@@ -72,6 +74,16 @@ def test_residual_corrector_tracks_the_median_and_the_mean():
     med.update("k", float("nan"))  # ignored
     restored = ResidualCorrector.from_json(med.to_json(), 0.05, 20)
     assert restored.correction("k") == med.correction("k")
+    # The guard: a correction that does not beat "no correction" is not applied.
+    noisy = ResidualCorrector(alpha=0.05, warmup=5, guard=True)
+    for r in rng.normal(0, 30, 500):  # centred residuals: nothing to correct
+        noisy.update("k", r)
+    s = noisy.summary()["k"]
+    assert (noisy.correction("k") != 0.0) == (s["mae_with"] < s["mae_without"]) == s["applied"]
+    shifted = ResidualCorrector(alpha=0.05, warmup=5, guard=True)
+    for r in 40 + rng.normal(0, 5, 200):
+        shifted.update("k", r)
+    assert shifted.summary()["k"]["applied"] and abs(shifted.correction("k") - 40) < 3
     with pytest.raises(ValueError):
         ResidualCorrector(alpha=0)
     with pytest.raises(ValueError):
