@@ -8,7 +8,8 @@ registry in which step ``k`` is ``t{k}`` and may depend only on earlier steps.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from tao.contracts import ErrorInfo, ErrorType, InsufficientContext, ThoughtPlan
@@ -16,11 +17,14 @@ from thought_model.engine.base import PlanRequest
 
 
 class PlanCodec(Protocol):
-    def prompt(self, request: PlanRequest) -> str: ...
+    """``prepare`` returns the prompt text and a context handed back to ``parse`` (so work such as
+    entity perception runs once per request); ``schema`` is cached per tool subset."""
+
+    def prepare(self, request: PlanRequest) -> tuple[str, Any]: ...
 
     def schema(self, tools: list[str] | None) -> dict: ...
 
-    def parse(self, text: str, request: PlanRequest) -> ThoughtPlan | InsufficientContext: ...
+    def parse(self, text: str, request: PlanRequest, ctx: Any = None) -> ThoughtPlan | InsufficientContext: ...
 
 
 class OutputMalformed(ValueError):
@@ -48,14 +52,23 @@ def error_info_from(exc: BaseException) -> ErrorInfo:
     return ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED, message=str(exc)[:500] or type(exc).__name__)
 
 
-def _tool_specs(tools: list[str] | None) -> list:
+@functools.lru_cache(maxsize=1)
+def _reference_specs() -> tuple:
     from training.reference_registry import reference_tools
 
-    specs = reference_tools()
+    return tuple(reference_tools())  # building the registry costs milliseconds: once per process
+
+
+def _tool_specs(tools: list[str] | None) -> list:
+    specs = list(_reference_specs())
     if tools is None:
         return specs
     wanted = set(tools)
     return [s for s in specs if s.name in wanted]
+
+
+def _tools_key(tools: list[str] | None) -> tuple[str, ...] | None:
+    return None if tools is None else tuple(sorted(set(tools)))
 
 
 @dataclass
@@ -63,11 +76,21 @@ class GenericCodec:
     """Prompt ``"request: TEXT\\nplan:"`` and a registry-derived, DAG-ordered plan schema."""
 
     max_steps: int = 3
+    _schemas: dict = field(default_factory=dict, repr=False)
 
     def prompt(self, request: PlanRequest) -> str:
         return f"request: {request.text}\nplan:"
 
+    def prepare(self, request: PlanRequest) -> tuple[str, Any]:
+        return self.prompt(request), None
+
     def schema(self, tools: list[str] | None) -> dict:
+        key = _tools_key(tools)
+        if key not in self._schemas:
+            self._schemas[key] = self._build_schema(tools)
+        return self._schemas[key]
+
+    def _build_schema(self, tools: list[str] | None) -> dict:
         specs = _tool_specs(tools)
         if not specs:
             raise ValueError("no known tool in the requested subset")
@@ -92,7 +115,7 @@ class GenericCodec:
                                          "items": False}}}
         return plan
 
-    def parse(self, text: str, request: PlanRequest) -> ThoughtPlan | InsufficientContext:
+    def parse(self, text: str, request: PlanRequest, ctx: Any = None) -> ThoughtPlan | InsufficientContext:
         import orjson
 
         try:
@@ -116,21 +139,33 @@ class ModelCodec:
     build_prompt: Callable
     output_json_schema: Callable
     parse_output: Callable
+    prepare_prompt: Callable | None = None  # -> PreparedPrompt(text, perception, ...)
+    _schemas: dict = field(default_factory=dict, repr=False)
 
     def _tools(self, tools: list[str] | None) -> list:
         return _tool_specs(tools)
 
     def prompt(self, request: PlanRequest) -> str:
-        return self.build_prompt(request.text, request.session, self._tools(request.tools))
+        return self.prepare(request)[0]
+
+    def prepare(self, request: PlanRequest) -> tuple[str, Any]:
+        if self.prepare_prompt is not None:
+            pp = self.prepare_prompt(request.text, request.session, self._tools(request.tools))
+            return pp.text, pp.perception
+        return self.build_prompt(request.text, request.session, self._tools(request.tools)), None
 
     def schema(self, tools: list[str] | None) -> dict:
-        specs = self._tools(tools)
-        if not specs:
-            raise ValueError("no known tool in the requested subset")
-        return self.output_json_schema(specs)
+        key = _tools_key(tools)
+        if key not in self._schemas:
+            specs = self._tools(tools)
+            if not specs:
+                raise ValueError("no known tool in the requested subset")
+            self._schemas[key] = self.output_json_schema(specs)
+        return self._schemas[key]
 
-    def parse(self, text: str, request: PlanRequest) -> ThoughtPlan | InsufficientContext:
-        return self.parse_output(text, request.text, request.session, self._tools(request.tools))
+    def parse(self, text: str, request: PlanRequest, ctx: Any = None) -> ThoughtPlan | InsufficientContext:
+        source = ctx if ctx is not None else request.text  # the perception from prepare(), if any
+        return self.parse_output(text, source, request.session, self._tools(request.tools))
 
 
 def default_codec() -> PlanCodec:
@@ -140,4 +175,8 @@ def default_codec() -> PlanCodec:
         from thought_model.prompt import build_prompt
     except ImportError:
         return GenericCodec()
-    return ModelCodec(build_prompt, output_json_schema, parse_output)
+    try:
+        from thought_model.prompt import prepare_prompt
+    except ImportError:
+        prepare_prompt = None
+    return ModelCodec(build_prompt, output_json_schema, parse_output, prepare_prompt)

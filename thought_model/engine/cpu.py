@@ -99,6 +99,7 @@ class CpuEngine(PlanEngine):
         self.model = LeanLlama(hf)
         del hf
         self.grammars = GrammarCache(self.tokenizer, self.vocab_size, self.eos_id)
+        self._by_tools: dict[tuple[str, ...] | None, xgr.CompiledGrammar] = {}
         self.decoder = Decoder(self.model, self.tokenizer, self.vocab_size, self.eos_id, self.cfg.decode)
         self._lock = threading.Lock()
         self._batcher = DynamicBatcher(self._run_batch, self.cfg.batch,
@@ -126,8 +127,8 @@ class CpuEngine(PlanEngine):
     # -- internals ----------------------------------------------------------------------------
     def _prepare(self, request: PlanRequest, submitted: float) -> Row | PlanResult:
         try:
-            grammar = self.grammars.get(self.codec.schema(request.tools))
-            prompt = self.codec.prompt(request)
+            grammar = self._grammar_for(request.tools)
+            prompt, ctx = self.codec.prepare(request)
         except Exception as exc:  # noqa: BLE001 - bad tool subset etc. become typed errors
             return PlanResult(error=ErrorInfo(error_type=ErrorType.TOOL_UNKNOWN if request.tools else
                                               ErrorType.PLAN_INVALID, message=str(exc)[:500], field="/tools"))
@@ -137,8 +138,17 @@ class CpuEngine(PlanEngine):
             return PlanResult(error=ErrorInfo(error_type=ErrorType.BUDGET_EXHAUSTED, field="/text",
                                               message=f"prompt has {len(ids)} tokens, limit {limit}"))
         deadline = submitted + request.deadline_s if request.deadline_s else None
-        return Row(prompt_ids=ids, grammar=grammar, deadline=deadline,
-                   max_new=self.model.max_positions - len(ids))
+        row = Row(prompt_ids=ids, grammar=grammar, deadline=deadline, max_new=self.model.max_positions - len(ids))
+        row.ctx = ctx
+        return row
+
+    def _grammar_for(self, tools: list[str] | None) -> xgr.CompiledGrammar:
+        key = None if tools is None else tuple(sorted(set(tools)))
+        hit = self._by_tools.get(key)
+        if hit is None:
+            hit = self.grammars.get(self.codec.schema(tools))
+            self._by_tools[key] = hit
+        return hit
 
     def _run_batch(self, items: list[tuple[PlanRequest, float]]) -> list[PlanResult]:
         prepared = [self._prepare(r, t) for r, t in items]
@@ -166,7 +176,7 @@ class CpuEngine(PlanEngine):
             return PlanResult(error=ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED, message=msg),
                               stats=row.stats, text=text)
         try:
-            output = self.codec.parse(text, req)
+            output = self.codec.parse(text, req, row.ctx)
         except Exception as exc:  # noqa: BLE001 - any parser failure is a typed malformed-output error
             return PlanResult(error=error_info_from(exc), stats=row.stats, text=text)
         return PlanResult(output=output, stats=row.stats, text=text)

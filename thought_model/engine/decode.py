@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 import xgrammar as xgr
@@ -42,6 +43,7 @@ class Row:
     stats: GenerationStats = field(default_factory=GenerationStats)
     error: str | None = None  # "deadline" | "length" | "grammar"
     done: bool = False
+    ctx: Any = None  # the codec's per-request context (handed back to its parser)
 
 
 class Decoder:

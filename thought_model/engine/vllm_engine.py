@@ -79,14 +79,14 @@ class VllmEngine(PlanEngine):
         for i, req in enumerate(requests):
             try:
                 schema = self.codec.schema(req.tools)
-                prompt = self.codec.prompt(req)
+                prompt, ctx = self.codec.prepare(req)
             except Exception as exc:  # noqa: BLE001 - typed error, like the CPU engine
                 results[i] = PlanResult(error=ErrorInfo(error_type=ErrorType.TOOL_UNKNOWN, message=str(exc)[:500],
                                                         field="/tools"))
                 continue
             prompts.append({"prompt_token_ids": self.tokenizer.encode(prompt, add_special_tokens=False)})
             params.append(self._params(schema))
-            slots.append(i)
+            slots.append((i, ctx))
         if prompts:
             with self._lock, warnings.catch_warnings():
                 # vLLM 0.32 passes xgrammar 0.2.8 a deprecated (ignored) max_rollback_tokens
@@ -94,11 +94,11 @@ class VllmEngine(PlanEngine):
                                         category=DeprecationWarning)
                 outs = self.llm.generate(prompts, params, use_tqdm=False)
             ms = (time.perf_counter() - t0) * 1000.0
-            for i, out in zip(slots, outs):
-                results[i] = self._finish(requests[i], out, ms)
+            for (i, ctx), out in zip(slots, outs):
+                results[i] = self._finish(requests[i], out, ms, ctx)
         return [r for r in results if r is not None]
 
-    def _finish(self, req: PlanRequest, out, ms: float) -> PlanResult:
+    def _finish(self, req: PlanRequest, out, ms: float, ctx=None) -> PlanResult:
         comp = out.outputs[0]
         n_gen = len(comp.token_ids)
         stats = GenerationStats(prompt_tokens=len(out.prompt_token_ids or []), generated_tokens=n_gen,
@@ -109,7 +109,7 @@ class VllmEngine(PlanEngine):
                                               message=f"output exceeded {self.cfg.max_new_tokens} tokens"),
                               stats=stats, text=text)
         try:
-            return PlanResult(output=self.codec.parse(text, req), stats=stats, text=text)
+            return PlanResult(output=self.codec.parse(text, req, ctx), stats=stats, text=text)
         except Exception as exc:  # noqa: BLE001
             return PlanResult(error=error_info_from(exc), stats=stats, text=text)
 
