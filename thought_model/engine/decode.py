@@ -57,6 +57,7 @@ class Decoder:
         banned = [i for i in range(min(vocab_size, len(tokenizer)))
                   if i != eos_id and any(ord(c) < 0x20 for c in tokenizer.decode([i]))]
         self._banned = torch.tensor(banned, dtype=torch.long)
+        self._banned_set = frozenset(banned)
 
     # -- drafts -------------------------------------------------------------------------------
     def _drafts(self, matcher: xgr.GrammarMatcher, last_id: int) -> list[int]:
@@ -164,8 +165,16 @@ class Decoder:
         return self.tok.encode(s, add_special_tokens=False)[: self.cfg.max_draft] if s else []
 
     def _masked_argmax(self, logits: torch.Tensor, matcher: xgr.GrammarMatcher, bitmask: torch.Tensor) -> int:
-        row = logits[: self.vocab_size].unsqueeze(0).clone()
-        if matcher.fill_next_token_bitmask(bitmask, 0):
+        """Greedy token under the grammar. Fast path: the unmasked argmax, when the grammar allows
+        it (masking only removes tokens, so it is then also the masked argmax)."""
+        row = logits[: self.vocab_size]
+        need = matcher.fill_next_token_bitmask(bitmask, 0)
+        best = int(torch.argmax(row).item())
+        if best not in self._banned_set and (
+                not need or (int(bitmask[0, best >> 5].item()) >> (best & 31)) & 1):
+            return best
+        row = row.unsqueeze(0).clone()
+        if need:
             xgr.apply_token_bitmask_inplace(row, bitmask)
         if len(self._banned):
             row[0, self._banned] = float("-inf")

@@ -130,11 +130,10 @@ class LeanLlama:
         for li, L in enumerate(self.layers):
             x = self._rms(h, L.ln_in)
             qkv = F.linear(x, L.qkv)
-            q = qkv[..., :self.q_size].view(B, n, self.n_heads, self.head_dim)
-            k = qkv[..., self.q_size:self.q_size + self.kv_size].view(B, n, self.kv_heads, self.head_dim)
+            qk = self._rope(qkv[..., :self.q_size + self.kv_size].view(B, n, self.n_heads + self.kv_heads,
+                                                                       self.head_dim), cos, sin)  # q and k at once
+            q, k = qk[:, :, :self.n_heads], qk[:, :, self.n_heads:]
             v = qkv[..., self.q_size + self.kv_size:].view(B, n, self.kv_heads, self.head_dim)
-            q = self._rope(q, cos, sin)
-            k = self._rope(k, cos, sin)
             kc, vc = cache.k[li], cache.v[li]
             kc[rows, pos] = k
             vc[rows, pos] = v
