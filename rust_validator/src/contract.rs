@@ -15,6 +15,8 @@ pub struct Contract {
     pub rules: Vec<Rule>,
     /// Audit names of the rules (`rule:<name>`), precomputed.
     pub rule_checks: Vec<String>,
+    /// Every rule in one array expression (one evaluation per check), see [`crate::rules`].
+    pub rules_combined: Option<datalogic_rs::Logic>,
     /// What the rules can read (`None` = everything), see [`crate::project`].
     pub rule_paths: Option<Vec<Vec<String>>>,
     pub allowed_status: Vec<i64>,
@@ -83,6 +85,8 @@ impl Contract {
             let message = r.get("message").and_then(Value::as_str).unwrap_or("");
             rules.push(Rule::compile(&name, logic, message, &loc)?);
         }
+        let logics: Vec<Value> = rule_list.iter().filter_map(|r| r.get("logic").cloned()).collect();
+        let rules_combined = if logics.len() == rules.len() { crate::rules::compile_all(&logics) } else { None };
         let rule_checks = rules.iter().map(|r| format!("rule:{}", r.name)).collect();
         let allowed_status = match spec.get("allowed_status_codes") {
             None | Some(Value::Null) => vec![200],
@@ -119,7 +123,7 @@ impl Contract {
             Some(_) => return Err(BuildError::new("expected", "must be an object {pointer: [values]}")),
         };
         Ok(Self {
-            name, schema, rules, rule_checks, rule_paths, allowed_status, required, blacklist, extract,
+            name, schema, rules, rule_checks, rules_combined, rule_paths, allowed_status, required, blacklist, extract,
             normalization, timeout_ms, expected, limits,
         })
     }

@@ -219,7 +219,7 @@ impl Contract {
         if !self.rules.is_empty() {
             let ms = action.get("response_time_ms").cloned().unwrap_or(Value::Null);
             let mut outcomes = Vec::with_capacity(self.rules.len());
-            crate::rules::eval_observation(&self.rules, self.rule_paths.as_deref(), status, &ms, &data, |i, r| outcomes.push((i, r)));
+            crate::rules::eval_observation(&self.rules, self.rules_combined.as_ref(), self.rule_paths.as_deref(), status, &ms, &data, |i, r| outcomes.push((i, r)));
             for (i, r) in outcomes {
                 let (rule, check) = (&self.rules[i], self.rule_checks[i].as_str());
                 match r {

@@ -10,6 +10,7 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 use crate::error::{escape_token, InputError, InputErrorKind};
@@ -170,12 +171,20 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
                     return Err(e);
                 }
             };
-            if out.contains_key(&key) && !self.0.allow_dup {
-                let reason = format!("duplicate key {key:?}");
-                self.0.path.borrow_mut().push(Seg::Key(key));
-                return Err(self.0.fail(InputErrorKind::DuplicateKey, reason));
+            match out.entry(key) {
+                Entry::Vacant(slot) => {
+                    slot.insert(value);
+                }
+                Entry::Occupied(mut slot) => {
+                    if !self.0.allow_dup {
+                        let key = slot.key().clone();
+                        let reason = format!("duplicate key {key:?}");
+                        self.0.path.borrow_mut().push(Seg::Key(key));
+                        return Err(self.0.fail(InputErrorKind::DuplicateKey, reason));
+                    }
+                    slot.insert(value);
+                }
             }
-            out.insert(key, value);
         }
         self.leave();
         Ok(Value::Object(out))

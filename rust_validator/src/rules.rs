@@ -43,15 +43,25 @@ impl Rule {
     }
 }
 
+/// All of a contract's rules compiled into one array expression, so one evaluation call (one
+/// context set-up) yields every rule's value. `None` when there are fewer than two rules.
+pub fn compile_all(logics: &[Value]) -> Option<Logic> {
+    if logics.len() < 2 {
+        return None;
+    }
+    ENGINE.compile(&Value::Array(logics.to_vec())).ok()
+}
+
 /// Evaluate every rule against the observation context
 /// `{"status_code", "response_time_ms", "data"}`, bringing the data into the evaluation arena
 /// once for all rules — only the parts `paths` names when it is `Some` (see [`crate::project`]).
 /// `f(i, result)` receives each rule's truthiness (or its error).
-pub fn eval_observation(rules: &[Rule], paths: Option<&[Vec<String>]>, status_code: Option<i64>,
+#[allow(clippy::too_many_arguments)]
+pub fn eval_observation(rules: &[Rule], combined: Option<&Logic>, paths: Option<&[Vec<String>]>, status_code: Option<i64>,
                         response_time_ms: &Value, data: &Value, mut f: impl FnMut(usize, Result<bool, String>)) {
     ARENA.with(|cell| {
         let mut arena = cell.borrow_mut();
-        {
+        (|| {
             let a: &Bump = &arena;
             let status = match status_code {
                 Some(c) => DataValue::from_serde_value_in(&Value::from(c), a),
@@ -71,6 +81,18 @@ pub fn eval_observation(rules: &[Rule], paths: Option<&[Vec<String>]>, status_co
                 ("data", data_value),
             ]);
             let ctx: &DataValue<'_> = a.alloc(DataValue::Object(fields));
+            // Fast path: one evaluation of the combined array; on any error, rule by rule (so each
+            // rule's own error is reported).
+            if let Some(all) = combined {
+                if let Ok(DataValue::Array(items)) = ENGINE.evaluate(all, ctx, a) {
+                    if items.len() == rules.len() {
+                        for (i, v) in items.iter().enumerate() {
+                            f(i, Ok(ENGINE.truthy(v)));
+                        }
+                        return;
+                    }
+                }
+            }
             for (i, rule) in rules.iter().enumerate() {
                 let out = match ENGINE.evaluate(&rule.logic, ctx, a) {
                     Ok(v) => Ok(ENGINE.truthy(v)),
@@ -78,7 +100,7 @@ pub fn eval_observation(rules: &[Rule], paths: Option<&[Vec<String>]>, status_co
                 };
                 f(i, out);
             }
-        }
+        })();
         arena.reset();
     });
 }
