@@ -87,6 +87,8 @@ def export(src: str | Path, dst: str | Path, config: Int4Config | None = None) -
 
     state = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
     state = {k: v for k, v in state.items() if not k.endswith("weight_zero_point")}  # symmetric: no zero points
+    if getattr(model.config, "tie_word_embeddings", False):
+        state.pop("lm_head.weight", None)  # tied to embed_tokens (the loader re-ties it)
     save_file(state, str(dst / "model.safetensors"), metadata={"format": "pt"})
     shutil.copy(src / "config.json", dst / "config.json")
     compressor.update_config(str(dst))
@@ -134,10 +136,11 @@ def load_dequantized(dst: str | Path, dtype: torch.dtype = torch.float32):
     model = LlamaForCausalLM(LlamaConfig(**cfg)).to(dtype).eval()
     missing, unexpected = model.load_state_dict({k: v.to(dtype) for k, v in dequantized_state(dst).items()},
                                                 strict=False)
-    missing = [m for m in missing if not m.endswith("rotary_emb.inv_freq")]
+    tied = bool(cfg.get("tie_word_embeddings"))
+    missing = [m for m in missing if not m.endswith("rotary_emb.inv_freq") and not (tied and m == "lm_head.weight")]
     if missing or unexpected:
         raise ValueError(f"INT4 export does not match the model: missing {missing[:5]}, unexpected {unexpected[:5]}")
-    if cfg.get("tie_word_embeddings"):
+    if tied:
         model.tie_weights()
     return model
 

@@ -22,6 +22,7 @@ from bench.common import RESULTS_DIR, git_info, latency_summary, machine_info, r
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CHECKPOINT = ROOT / "thought_model" / "checkpoints" / "default"
+TINY_CHECKPOINT = ROOT / "thought_model" / "checkpoints" / "tiny"
 
 
 def _score(results, cases, wall_s: float, validator) -> dict[str, Any]:
@@ -90,18 +91,22 @@ def _hf_unconstrained(checkpoint: Path, codec, cases, max_new: int):
     return results, time.perf_counter() - t0
 
 
-def _checkpoint(tmp: Path):
-    """(checkpoint, codec, label): the default model, else a random tiny one (recorded as such)."""
+def _checkpoint(tmp: Path, explicit: Path | None = None):
+    """(checkpoint, codec, label): the given or default model, else the trained tiny one, else a
+    random tiny one (recorded as such)."""
     from thought_model.engine.codec import GenericCodec, default_codec
 
-    if (DEFAULT_CHECKPOINT / "config.json").is_file():
-        return DEFAULT_CHECKPOINT, default_codec(), "default"
+    if explicit is not None:
+        return explicit, default_codec(), str(explicit)
+    for path, label in ((DEFAULT_CHECKPOINT, "default"), (TINY_CHECKPOINT, "tiny (default checkpoint missing)")):
+        if (path / "config.json").is_file():
+            return path, default_codec(), label
     from thought_model.engine.testing import build_tiny_checkpoint
 
     return build_tiny_checkpoint(tmp / "tiny"), GenericCodec(), "random-tiny (default checkpoint missing)"
 
 
-def run(quick: bool = False) -> dict[str, Any]:
+def run(quick: bool = False, checkpoint: Path | None = None) -> dict[str, Any]:
     import torch
 
     from tao.server.plan_check import PlanValidator
@@ -113,9 +118,9 @@ def run(quick: bool = False) -> dict[str, Any]:
     t_start = time.perf_counter()
     torch.set_num_threads(1)
     tmp = Path(tempfile.mkdtemp(prefix="bench_plan_"))
-    ckpt, codec, label = _checkpoint(tmp)
+    ckpt, codec, label = _checkpoint(tmp, checkpoint)
     cases = heldout_cases(8 if quick else 60)
-    if label != "default":  # the generic codec's random model: keep to tools with bounded fields
+    if label.startswith("random"):  # the generic codec's random model: keep to tools with bounded fields
         for c in cases:
             c.request.tools = ["get_weather", "get_order_status", "get_user_profile", "get_invoice"]
     max_new = 384
@@ -134,7 +139,14 @@ def run(quick: bool = False) -> dict[str, Any]:
     # INT4: export, dequantize, and evaluate with the same engine settings (reference forward)
     int4_info: dict[str, Any] = {}
     try:
-        dst = int4.export(ckpt, tmp / "w4a16", int4.Int4Config(group_size=64 if label != "default" else 128))
+        import json as _json
+
+        mc = _json.loads((ckpt / "config.json").read_text())
+        dims = (mc["hidden_size"], mc["intermediate_size"],
+                mc["num_attention_heads"] * (mc.get("head_dim") or mc["hidden_size"] // mc["num_attention_heads"]))
+        gs = next(g for g in (128, 64, 32) if all(d % g == 0 for d in dims))
+        dst = int4.export(ckpt, tmp / "w4a16", int4.Int4Config(group_size=gs))
+        int4_info["group_size"] = gs
         errs = int4.weight_errors(ckpt, dst)
         deq = int4.save_dequantized(dst, tmp / "w4a16_deq")
         e4 = CpuEngine(deq, CpuEngineConfig(threads=1, decode=DecodeConfig(max_new_tokens=max_new)), codec=codec)
@@ -143,7 +155,7 @@ def run(quick: bool = False) -> dict[str, Any]:
         finally:
             e4.close()
         configs["cpu_jf_b8_int4_dequantized"] = _score(res, cases, wall, validator)
-        int4_info = {"max_err_in_scales": max(r["max_err_in_scales"] for r in errs.values()),
+        int4_info |= {"max_err_in_scales": max(r["max_err_in_scales"] for r in errs.values()),
                      "max_rel_rms": max(r["rel_rms"] for r in errs.values()),
                      "accuracy_delta_points": 100 * (configs["cpu_jf_b8_int4_dequantized"]["accuracy"]
                                                      - configs["cpu_jf_b8"]["accuracy"])}
@@ -162,7 +174,11 @@ def run(quick: bool = False) -> dict[str, Any]:
         ok, why = vllm_available()
         if not ok:
             raise RuntimeError(why)
-        ve = VllmEngine(ckpt, VllmEngineConfig(dtype="float32", max_new_tokens=max_new, max_model_len=1024), codec=codec)
+        import json as _json
+
+        ctx_len = min(1024, _json.loads((ckpt / "config.json").read_text()).get("max_position_embeddings", 1024))
+        ve = VllmEngine(ckpt, VllmEngineConfig(dtype="float32", max_new_tokens=min(max_new, ctx_len // 2),
+                                               max_model_len=ctx_len), codec=codec)
         try:
             for batch in (1, 8):
                 res, wall = _run_batches(ve.generate, cases, batch)
@@ -194,8 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.suites.plan", description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", type=Path, default=RESULTS_DIR / "plan.json")
+    ap.add_argument("--checkpoint", type=Path, default=None, help="default: checkpoints/default, else tiny")
     a = ap.parse_args(argv)
-    result = run(a.quick)
+    result = run(a.quick, a.checkpoint)
     result["meta"] = {"time": utc_now(), "machine": machine_info(), "versions": versions(), "git": git_info()}
     write_json(a.out, result)
     for k, v in result["summary"].items():
