@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -58,6 +59,17 @@ def suite_exists(name: str) -> bool:
     return importlib.util.find_spec(f"bench.suites.{name}") is not None
 
 
+def _exit_detail(rc: int) -> str:
+    """Human wording of a worker's exit status (negative = killed by a signal)."""
+    if rc < 0:
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = "unknown signal"
+        return f"worker killed by signal {-rc} ({name}) — a crash in native code or the OOM killer"
+    return f"worker exit code {rc}"
+
+
 def _pump(stream, tail: deque, echo: bool) -> None:
     for line in iter(stream.readline, ""):
         tail.append(line.rstrip("\n"))
@@ -86,7 +98,7 @@ def run_suite(name: str, cfg: RunConfig, echo: bool = True) -> SuiteOutcome:
         try:
             rc = proc.wait(timeout=timeout)
             status = {EXIT_OK: "ok", EXIT_MISSING: "missing"}.get(rc, "failed")
-            detail = "" if rc == EXIT_OK else f"worker exit code {rc}"
+            detail = "" if rc == EXIT_OK else _exit_detail(rc)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
