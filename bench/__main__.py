@@ -66,7 +66,9 @@ def _exit_detail(rc: int) -> str:
             name = signal.Signals(-rc).name
         except ValueError:
             name = "unknown signal"
-        return f"worker killed by signal {-rc} ({name}) — a crash in native code or the OOM killer"
+        why = {"SIGSEGV": " — a crash in native code", "SIGBUS": " — a crash in native code",
+               "SIGABRT": " — an abort in native code", "SIGKILL": " — e.g. the OOM killer"}.get(name, "")
+        return f"worker killed by signal {-rc} ({name}){why}"
     return f"worker exit code {rc}"
 
 
