@@ -65,11 +65,16 @@ struct Node {
 }
 
 impl Node {
+    /// Index of the next node on the path of row `x` (itself for a leaf). Branch-free: random
+    /// rows make split outcomes unpredictable, so a mispredicted jump per node would dominate.
     #[inline(always)]
     fn next(self, x: &[f32], i: usize) -> usize {
         let v = x[((self.meta >> OFFSET_BITS) & FEATURE_MASK) as usize];
-        let left = if v.is_nan() { self.meta & DEFAULT_LEFT != 0 } else { v < self.threshold };
-        if left { i + 1 } else { i + (self.meta & OFFSET_MASK) as usize }
+        // `v < NaN` and `NaN < t` are both false; a missing value goes left iff default-left.
+        let left = (v < self.threshold) | (v.is_nan() & (self.meta & DEFAULT_LEFT != 0));
+        let right_off = (self.meta & OFFSET_MASK) as usize;
+        let mask = (left as usize).wrapping_neg(); // all ones when going left
+        i + ((1 & mask) | (right_off & !mask))
     }
 }
 
