@@ -22,3 +22,13 @@ def tiny_checkpoint(tmp_path_factory) -> Path:
     from thought_model.engine.testing import build_tiny_checkpoint
 
     return build_tiny_checkpoint(tmp_path_factory.mktemp("tiny_ckpt"))
+
+
+@pytest.fixture(scope="session")
+def tiny_int4_checkpoint(tiny_checkpoint, tmp_path_factory) -> Path:
+    """The W4A16 (compressed-tensors pack-quantized, group 64) export of ``tiny_checkpoint``."""
+    from thought_model import int4
+
+    dst = tmp_path_factory.mktemp("tiny_int4") / "w4a16"
+    assert int4.main(["export", str(tiny_checkpoint), str(dst), "--group-size", "64"]) == 0
+    return dst

@@ -12,10 +12,8 @@ from thought_model import int4
 
 
 @pytest.fixture(scope="module")
-def exported(tiny_checkpoint, tmp_path_factory):
-    dst = tmp_path_factory.mktemp("int4") / "w4a16"
-    assert int4.main(["export", str(tiny_checkpoint), str(dst), "--group-size", "64"]) == 0
-    return dst
+def exported(tiny_int4_checkpoint):
+    return tiny_int4_checkpoint  # written by `python -m thought_model.int4 export ... --group-size 64`
 
 
 def test_config_declares_w4a16_pack_quantized(exported):

