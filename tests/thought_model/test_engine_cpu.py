@@ -92,8 +92,10 @@ def test_batched_equals_single(engine):
 
 async def test_async_dynamic_batching(engine):
     expected = [engine.generate_batch([r])[0].text for r in REQUESTS]
+    engine._batcher.batch_sizes.clear()
     got = await asyncio.gather(*(engine.agenerate_one(r) for r in REQUESTS))
     assert [g.text for g in got] == expected
+    assert max(engine._batcher.batch_sizes) >= 2  # concurrent requests were decoded together
     sync = engine.generate(REQUESTS)  # the synchronous API goes through the same batcher
     assert [s.text for s in sync] == expected
 

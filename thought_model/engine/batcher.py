@@ -4,6 +4,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections import Counter
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Callable, Generic, TypeVar
@@ -26,6 +27,7 @@ class DynamicBatcher(Generic[Req, Res]):
         self._run, self.cfg, self._on_start = run_batch, config, on_start
         self._q: queue.Queue[tuple[Req, Future] | None] = queue.Queue()
         self._closed = False
+        self.batch_sizes: Counter[int] = Counter()  # how many batches of each size ran
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
 
@@ -70,6 +72,7 @@ class DynamicBatcher(Generic[Req, Res]):
         live = [(r, f) for r, f in batch if f.set_running_or_notify_cancel()]
         if not live:
             return
+        self.batch_sizes[len(live)] += 1
         try:
             results = self._run([r for r, _ in live])
         except BaseException as exc:  # noqa: BLE001 - delivered to every waiting caller
