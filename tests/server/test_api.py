@@ -128,9 +128,17 @@ async def test_graceful_shutdown_finishes_in_flight(plan_server):
     async with httpx.AsyncClient(base_url=plan_server.base, timeout=60) as client:
         tasks = [asyncio.create_task(client.post("/v1/plan", json={"text": f"weather {i}", "tools": PLAN_TOOLS}))
                  for i in range(6)]
-        await asyncio.sleep(0.05)
+        in_flight = 0
+        for _ in range(300):  # wait until the server is serving several of them
+            text = (await client.get("/metrics")).text
+            line = next(ln for ln in text.splitlines() if ln.startswith("tao_http_in_flight_requests "))
+            in_flight = int(float(line.split()[1])) - 1  # minus this /metrics request
+            if in_flight >= 2:
+                break
+            await asyncio.sleep(0.005)
         plan_server.proc.send_signal(signal.SIGTERM)
         rs = await asyncio.gather(*tasks)
+    assert in_flight >= 2
     assert [r.status_code for r in rs] == [200] * 6
     # uvicorn re-raises the captured signal after a clean shutdown, so -SIGTERM is a clean exit
     assert plan_server.proc.wait(30) in (0, -signal.SIGTERM)
