@@ -200,7 +200,7 @@ def _suite_section(name: str, data: dict, cfg: ReportConfig, rel: Path) -> list[
     lines = [f"## {name}", ""]
     status = data.get("status", "ok")
     git = meta.get("git") or {}
-    lines.append(f"Status **{status}**; {'quick' if meta.get('quick') else 'full'} run finished "
+    lines.append(f"Status **{status}**; {_run_kind(data)} run finished "
                  f"{meta.get('finished_at', '?')} in {fmt(meta.get('duration_s'))} s at commit "
                  f"`{(git.get('commit') or '?')[:12]}`{' (dirty tree)' if git.get('dirty') else ''}; "
                  f"load average {fmt((meta.get('machine') or {}).get('loadavg_at_start'))} at start, "
@@ -243,6 +243,12 @@ def _table(tab: Any) -> list[str]:
     return out + [""]
 
 
+def _run_kind(data: dict) -> str:
+    """'quick' / 'full' from the runner's meta, else the suite's own ``quick`` flag, else '?'."""
+    q = (data.get("meta") or {}).get("quick", data.get("quick"))
+    return "?" if q is None else ("quick" if q else "full")
+
+
 def _relpath(p: Path, base: Path) -> str:
     try:
         return str(p.resolve().relative_to(base.resolve()))
@@ -270,7 +276,7 @@ def build_report(cfg: ReportConfig) -> Path:
             lines.append(f"| {n} | missing | – | – | – | – |")
             continue
         m = d.get("meta") or {}
-        lines.append(f"| {n} | {d.get('status', 'ok')} | {'quick' if m.get('quick') else 'full'} | "
+        lines.append(f"| {n} | {d.get('status', 'ok')} | {_run_kind(d)} | "
                      f"`{((m.get('git') or {}).get('commit') or '?')[:12]}` | {m.get('finished_at', '?')} | "
                      f"{fmt(m.get('duration_s'))} |")
     lines.append("")
