@@ -118,8 +118,26 @@ def _plan(data: dict) -> dict[str, list]:
     return {"comparisons": comps, "tables": [table], "plots": plots}
 
 
+def _router(data: dict) -> dict[str, list]:
+    """router: ``replay.policies[name] = {"small": {p50, p99}, "large": {...}, "goodput_tokens_per_s"}``."""
+    pol = (data.get("replay") or {}).get("policies")
+    if not isinstance(pol, dict) or not pol:
+        return {}
+    delay = {}
+    for size in ("small", "large"):
+        for q in ("p50", "p99"):
+            vals = {k: (v.get(size) or {}).get(q) for k, v in pol.items() if isinstance(v, dict)}
+            if any(isinstance(x, (int, float)) for x in vals.values()):
+                delay[f"{size} {q.upper()}"] = vals
+    plots = []
+    if delay:
+        plots.append({"kind": "bar", "title": "queueing delay by limiter (trace replay)", "ylabel": "seconds (log)",
+                      "logy": True, "series": delay})
+    return {"plots": plots}
+
+
 ADAPTERS: dict[str, Callable[[dict], dict[str, list]]] = {"validator": _validator, "estimator": _estimator,
-                                                         "plan": _plan}
+                                                         "plan": _plan, "router": _router}
 
 
 def derive(name: str, data: dict[str, Any]) -> dict[str, list]:

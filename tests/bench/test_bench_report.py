@@ -40,6 +40,9 @@ def test_adapters_derive_comparisons_and_plots():
     assert by_name["plan model plans_per_s"]["baseline"] == "hf_generate_unconstrained_b1"
     assert by_name["forward passes per plan (jump-forward)"]["values"]["cpu_jf_b1"] == 40
     assert len(plan["tables"][0]["rows"]) == 3 and len(plan["plots"]) == 2
+    router = derive("router", {"replay": {"policies": {"request_count": {"small": {"p50": 9.0, "p99": 90.0}},
+                                                       "token_second": {"small": {"p50": 1.0, "p99": 20.0}}}}})
+    assert router["plots"][0]["series"]["small P99"] == {"request_count": 90.0, "token_second": 20.0}
     # a suite's own keys win; unknown suites and unrecognised shapes give nothing
     assert "comparisons" not in derive("validator", {**VALIDATOR, "comparisons": [{"name": "own"}]})
     assert derive("plan", {"summary": {}}) == {} and derive("validator", {"results": 3}) == {}
