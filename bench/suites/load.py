@@ -214,6 +214,8 @@ def run(quick: bool = False, cfg: LoadSuiteConfig | None = None) -> dict:
             url = serve.base_url + "/v1/run"
             _log("replay: zero-latency tools, no faults")
             replay = _sweep(url, cfg.replay_rates, cfg.step_s, reqs, cfg.client_timeout_s, cfg.max_requests_per_step)
+            if not any(r["outcomes"].get("success") for r in replay):
+                raise RuntimeError(f"no replayed plan succeeded against {url}: {replay[0]['outcomes']}")
             _log("faults: 10% tool timeouts, 5% malformed, 2% broken dependencies")
             # no warm-up here: the server is warm, and faulty warm-up traffic would trip breakers
             faults = _sweep(url, (cfg.fault_qps,), cfg.fault_s, faulty, cfg.client_timeout_s, warm_s=0)[0]
