@@ -69,8 +69,11 @@ class LoadSuiteConfig:
                    fault_s=3.0, model_rates=(1,), model_step_s=3.0, n_plans=400)
 
 
+_T0 = time.monotonic()
+
+
 def _log(msg: str) -> None:
-    print(f"[load] {msg}", file=sys.stderr, flush=True)
+    print(f"[load +{time.monotonic() - _T0:.0f}s] {msg}", file=sys.stderr, flush=True)
 
 
 def replay_requests(cfg: LoadSuiteConfig, faults: bool = False) -> list[Request]:
