@@ -179,14 +179,14 @@ impl ObservationChecker {
             if bytes.len() >= DETACH_BYTES {
                 // Parse and check without the GIL; the result borrows the contract only.
                 let obs = py.detach(|| self.contract.check_bytes(bytes, soft)).map_err(|e| input_err(py, e))?;
-                return observation_to_py(py, &self.contract, &self.templates, &obs);
+                return observation_to_py(py, &self.templates, &obs);
             }
             let obs = self.contract.check_bytes(bytes, soft).map_err(|e| input_err(py, e))?;
-            return observation_to_py(py, &self.contract, &self.templates, &obs);
+            return observation_to_py(py, &self.templates, &obs);
         }
         let v = to_value(action_result, &self.contract.limits, StrIs::Json)?;
         let obs = self.contract.check_value(v, soft).map_err(|e| input_err(py, e))?;
-        observation_to_py(py, &self.contract, &self.templates, &obs)
+        observation_to_py(py, &self.templates, &obs)
     }
 
     /// Check many ActionResults in parallel with the GIL released (items: `bytes`/`str` of JSON
@@ -232,16 +232,16 @@ fn batch<'py>(checker: &ObservationChecker, items: &Bound<'py, PyAny>, soft: Opt
             Some(v) => c.check_value(v.clone(), soft),
             None => c.check_bytes(slices[i], soft),
         };
-        if slices.len() < crate::batch::PARALLEL_MIN {
-            (0..slices.len()).map(run).collect()
-        } else {
-            (0..slices.len()).into_par_iter().with_min_len(4).map(run).collect()
+        let total: usize = slices.iter().map(|s| s.len()).sum();
+        match crate::batch::grouping(slices.len(), total) {
+            None => (0..slices.len()).map(run).collect(),
+            Some(min_len) => (0..slices.len()).into_par_iter().with_min_len(min_len).map(run).collect(),
         }
     });
     let out = PyList::empty(py);
     for r in results {
         match r {
-            Ok(obs) => out.append(observation_to_py(py, c, &checker.templates, &obs)?)?,
+            Ok(obs) => out.append(observation_to_py(py, &checker.templates, &obs)?)?,
             Err(e) if raise => return Err(input_err(py, e)),
             Err(e) => out.append(input_error_observation(py, &e)?)?,
         }

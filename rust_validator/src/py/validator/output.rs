@@ -13,6 +13,8 @@ use crate::observation::Observation;
 pub struct Templates {
     /// `{"check": name, "passed": True, "detail": ""}` for every check a contract can pass.
     passed: Vec<(String, Py<PyDict>)>,
+    /// The tool name, as an interned Python string.
+    tool: Py<PyString>,
 }
 
 impl Templates {
@@ -30,7 +32,7 @@ impl Templates {
             e.set_item(intern!(py, "detail"), intern!(py, ""))?;
             passed.push((n, e.unbind()));
         }
-        Ok(Self { passed })
+        Ok(Self { passed, tool: PyString::intern(py, &c.name).unbind() })
     }
 
     fn passed_entry<'py>(&self, py: Python<'py>, check: &str) -> Option<PyResult<Bound<'py, PyDict>>> {
@@ -39,7 +41,7 @@ impl Templates {
 }
 
 /// `{valid, error_type, extracted_data, confidence_score, audit_trail, details}`.
-pub fn observation_to_py<'py>(py: Python<'py>, c: &Contract, t: &Templates, o: &Observation<'_>)
+pub fn observation_to_py<'py>(py: Python<'py>, t: &Templates, o: &Observation<'_>)
     -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item(intern!(py, "valid"), o.valid)?;
@@ -73,7 +75,7 @@ pub fn observation_to_py<'py>(py: Python<'py>, c: &Contract, t: &Templates, o: &
     }
     d.set_item(intern!(py, "audit_trail"), audit)?;
     let details = PyDict::new(py);
-    details.set_item(intern!(py, "tool"), PyString::intern(py, &c.name))?;
+    details.set_item(intern!(py, "tool"), t.tool.bind(py))?;
     if !o.schema_errors.is_empty() {
         let l = PyList::empty(py);
         for e in &o.schema_errors {
