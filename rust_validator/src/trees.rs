@@ -9,9 +9,10 @@
 //!
 //! Layout: the nodes of all trees live in one flat array of 8-byte records in depth-first
 //! order (a left child directly follows its parent; the right child is at a stored offset). A
-//! leaf is a node whose threshold is NaN and whose offset is 0, so a walk that reaches it stays
-//! there; leaf values sit in a parallel array. That lets [`Ensemble`] walk 8 trees in lockstep
-//! for their maximum depth with no leaf test in the loop: independent memory loads overlap.
+//! leaf has both child offsets 0, so a walk that reaches it stays there, and keeps its value in
+//! the threshold slot. That lets [`Ensemble`] walk 8 trees in lockstep for their maximum depth
+//! with no leaf test in the loop (independent memory loads overlap), and the leaf value is read
+//! from the cache line the walk already loaded.
 
 use serde_json::Value;
 use std::fmt;
@@ -51,13 +52,15 @@ pub enum Link {
 }
 
 const DEFAULT_LEFT: u32 = 1 << 31;
+const INTERNAL: u32 = 1 << 30;
 const OFFSET_BITS: u32 = 18;
 const OFFSET_MASK: u32 = (1 << OFFSET_BITS) - 1;
-const FEATURE_MASK: u32 = (1 << (31 - OFFSET_BITS)) - 1;
+const FEATURE_MASK: u32 = (1 << (30 - OFFSET_BITS)) - 1;
 const LANES: usize = 8;
 
-/// One node: split threshold (NaN for leaves) and `meta` = default-left bit 31, feature index
-/// in bits 18..31, right-child offset in bits 0..18 (0 for leaves).
+/// One node: split threshold (the leaf value for leaves) and `meta` = default-left bit 31,
+/// internal-node bit 30 (the left-child offset: 1, or 0 for a leaf), feature index in bits
+/// 18..30, right-child offset in bits 0..18 (0 for leaves).
 #[derive(Debug, Clone, Copy)]
 struct Node {
     threshold: f32,
@@ -72,9 +75,10 @@ impl Node {
         let v = x[((self.meta >> OFFSET_BITS) & FEATURE_MASK) as usize];
         // `v < NaN` and `NaN < t` are both false; a missing value goes left iff default-left.
         let left = (v < self.threshold) | (v.is_nan() & (self.meta & DEFAULT_LEFT != 0));
+        let left_off = ((self.meta & INTERNAL) >> 30) as usize;
         let right_off = (self.meta & OFFSET_MASK) as usize;
         let mask = (left as usize).wrapping_neg(); // all ones when going left
-        i + ((1 & mask) | (right_off & !mask))
+        i + ((left_off & mask) | (right_off & !mask))
     }
 }
 
@@ -82,7 +86,6 @@ impl Node {
 #[derive(Debug, Clone)]
 pub struct Ensemble {
     nodes: Vec<Node>,
-    leaf_values: Vec<f32>,
     roots: Vec<u32>,
     depths: Vec<u32>,
     base_margin: f32,
@@ -203,7 +206,6 @@ impl Ensemble {
         }
         let mut ens = Ensemble {
             nodes: Vec::new(),
-            leaf_values: Vec::new(),
             roots: Vec::with_capacity(trees.len()),
             depths: Vec::with_capacity(trees.len()),
             base_margin,
@@ -269,15 +271,13 @@ impl Ensemble {
             }
             depth = depth.max(d);
             if left[src] == -1 {
-                self.nodes.push(Node { threshold: f32::NAN, meta: 0 });
-                self.leaf_values.push(cond[src] as f32);
+                self.nodes.push(Node { threshold: cond[src] as f32, meta: 0 });
             } else {
                 let dl = if dleft[src] != 0 { DEFAULT_LEFT } else { 0 };
                 self.nodes.push(Node {
                     threshold: cond[src] as f32,
-                    meta: dl | ((feat[src] as u32) << OFFSET_BITS),
+                    meta: dl | INTERNAL | ((feat[src] as u32) << OFFSET_BITS),
                 });
-                self.leaf_values.push(0.0);
                 // Right is pushed first so the left subtree is laid out right after this node.
                 stack.push((right[src] as usize, d + 1, Some(at)));
                 stack.push((left[src] as usize, d + 1, None));
@@ -336,7 +336,7 @@ impl Ensemble {
                 }
             }
             for &i in &idx[..k] {
-                acc += self.leaf_values[i];
+                acc += nodes[i].threshold;
             }
         }
         acc
