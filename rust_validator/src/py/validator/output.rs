@@ -15,6 +15,8 @@ pub struct Templates {
     passed: Vec<(String, Py<PyDict>)>,
     /// The tool name, as an interned Python string.
     tool: Py<PyString>,
+    /// The `extract` output names, as Python strings (looked up by name).
+    extract_names: Vec<(String, Py<PyString>)>,
 }
 
 impl Templates {
@@ -32,7 +34,8 @@ impl Templates {
             e.set_item(intern!(py, "detail"), intern!(py, ""))?;
             passed.push((n, e.unbind()));
         }
-        Ok(Self { passed, tool: PyString::intern(py, &c.name).unbind() })
+        let extract_names = c.extract.iter().map(|(n, _)| (n.clone(), PyString::intern(py, n).unbind())).collect();
+        Ok(Self { passed, tool: PyString::intern(py, &c.name).unbind(), extract_names })
     }
 
     fn passed_entry<'py>(&self, py: Python<'py>, check: &str) -> Option<PyResult<Bound<'py, PyDict>>> {
@@ -51,7 +54,10 @@ pub fn observation_to_py<'py>(py: Python<'py>, t: &Templates, o: &Observation<'_
     }
     let ex = PyDict::new(py);
     for (k, v) in &o.extracted {
-        ex.set_item(PyString::intern(py, k), value_to_py(py, v)?)?;
+        match t.extract_names.iter().find(|(n, _)| n == k) {
+            Some((_, name)) => ex.set_item(name.bind(py), value_to_py(py, v)?)?,
+            None => ex.set_item(PyString::new(py, k), value_to_py(py, v)?)?,
+        }
     }
     d.set_item(intern!(py, "extracted_data"), ex)?;
     d.set_item(intern!(py, "confidence_score"), o.confidence)?;
