@@ -95,8 +95,9 @@ class SplitMetrics:
             "argument_accuracy": sum(self.arg_hits.values()) / max(arg_total, 1),
             "argument_accuracy_per_field": {k: round(self.arg_hits[k] / self.arg_total[k], 4)
                                             for k in sorted(self.arg_total)},
-            "insufficient_precision": self.tp / max(self.tp + self.fp, 1),
-            "insufficient_recall": self.tp / max(self.tp + self.fn, 1),
+            # None (shown as "-") when undefined: nothing predicted / nothing to find
+            "insufficient_precision": self.tp / (self.tp + self.fp) if self.tp + self.fp else None,
+            "insufficient_recall": self.tp / (self.tp + self.fn) if self.tp + self.fn else None,
             "insufficient_support": self.tp + self.fn,
             "schema_valid_constrained": self.valid_constrained / n,
             "schema_valid_unconstrained": (self.valid_unconstrained / self.unconstrained_n
