@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 
 from thought_model.entities_lexicon import (
     CITIES, EN_NUMBERS, EN_REL_DAY, EN_REL_PERIOD, MONTHS_EN, STATUS_WORDS_BLOCK, SURNAMES, ZH_DIGITS,
@@ -116,7 +116,7 @@ _CUE = re.compile(
     r"|for the purpose of)(?![A-Za-z]))\s*", re.I)
 _TEXT_STOP = re.compile(r"[，。,.;；!！?？\n<>\"“”（）()]")
 _ZH_NAME_CUE = re.compile(
-    rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|拉上|把)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}}?)"
+    rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|拉上|把)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
     r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说)")
 _EN_NAME = re.compile(r"(?<![A-Za-z])(?P<n>[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?![A-Za-z])")
 _EN_STOP = {"I", "The", "Please", "Can", "Could", "Would", "What", "Whats", "How", "Hey", "Hi", "Hello",
@@ -256,6 +256,11 @@ def _find_days(text: str, today: date) -> list[tuple[int, int, str]]:
                     out.append((m.start(), m.end(), date(y, mo, dd).isoformat()))
                 except ValueError:
                     pass
+    for m in _ZH_WEEKDAY.finditer(text):
+        out.append((m.start(), m.end(), _weekday_date(today, ZH_WEEKDAYS[m.group("d")], m.group("w") or "")))
+    for m in _EN_WEEKDAY.finditer(text):
+        out.append((m.start(), m.end(), _weekday_date(today, EN_WEEKDAYS[m.group("d").lower()[:3]],
+                                                      (m.group("w") or "").lower())))
     for rx in (_ZH_MONTH, _YM, _EN_MONTH_YEAR):
         for m in rx.finditer(text):
             mon = m.group("m")
@@ -263,6 +268,28 @@ def _find_days(text: str, today: date) -> list[tuple[int, int, str]]:
             if mo and 1 <= mo <= 12:
                 out.append((m.start(), m.end(), f"{int(m.group('y')):04d}-{mo:02d}"))
     return out
+
+
+ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+EN_WEEKDAYS = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
+_ZH_WEEKDAY = re.compile(r"(?P<w>下个?|这个?|本|上个?)?(?:周|星期|礼拜)(?P<d>[一二三四五六日天])")
+_EN_WEEKDAY = re.compile(r"(?<![A-Za-z])(?:(?P<w>next|this|last|on)\s+)?(?P<d>monday|tuesday|wednesday|thursday|friday"
+                         r"|saturday|sunday|mon|tue|wed|thu|fri|sat|sun)(?![A-Za-z])", re.I)
+
+
+def _weekday_date(today: date, wd: int, which: str) -> str:
+    """A weekday phrase as an absolute date (weekdays have no relative symbol): 'next' = the
+    following week, 'last' = the previous week, otherwise the coming occurrence."""
+    monday = today - timedelta(days=today.weekday())
+    if which.startswith(("下", "next")):
+        d = monday + timedelta(days=7 + wd)
+    elif which.startswith(("上", "last")):
+        d = monday + timedelta(days=wd - 7)
+    elif which.startswith(("这", "本", "this")):
+        d = monday + timedelta(days=wd)
+    else:
+        d = today + timedelta(days=(wd - today.weekday()) % 7)
+    return d.isoformat()
 
 
 def _add_datetimes(text: str, spans: _Spans, today: date) -> None:

@@ -50,3 +50,18 @@ def test_empty_and_plain_requests() -> None:
     assert perceive("", today=TODAY).masked == ""
     p = perceive("hello there", today=TODAY)
     assert p.slots == {} and p.masked == "hello there"
+
+
+@pytest.mark.parametrize("request_, value", [
+    ("next Monday 2pm", "2026-11-30 14:00"),  # TODAY is a Sunday
+    ("下周三下午3点", "2026-12-02 15:00"),
+    ("on Friday", "2026-12-04"),
+    ("上周五", "2026-11-20"),
+])
+def test_weekdays_become_absolute_dates(request_: str, value: str) -> None:
+    assert perceive(request_, today=TODAY).slots == {"<DATE1>": value}
+
+
+def test_three_character_chinese_names() -> None:
+    assert perceive("王小明最近一笔订单到哪了", today=TODAY).slots == {"<NAME1>": "王小明"}
+    assert perceive("张伟明天有空吗", today=TODAY).slots == {"<NAME1>": "张伟", "<DATE1>": "@tomorrow"}
