@@ -22,7 +22,9 @@ class PlanCodec(Protocol):
 
     def prepare(self, request: PlanRequest) -> tuple[str, Any]: ...
 
-    def schema(self, tools: list[str] | None) -> dict: ...
+    def schema(self, tools: list[str] | None, slots: frozenset[str] | None = None) -> dict: ...
+
+    def slots(self, request: PlanRequest, ctx: Any) -> frozenset[str] | None: ...
 
     def parse(self, text: str, request: PlanRequest, ctx: Any = None) -> ThoughtPlan | InsufficientContext: ...
 
@@ -67,6 +69,9 @@ def _tool_specs(tools: list[str] | None) -> list:
     return [s for s in specs if s.name in wanted]
 
 
+_MAX_CACHED = 1024
+
+
 def _tools_key(tools: list[str] | None) -> tuple[str, ...] | None:
     return None if tools is None else tuple(sorted(set(tools)))
 
@@ -84,11 +89,14 @@ class GenericCodec:
     def prepare(self, request: PlanRequest) -> tuple[str, Any]:
         return self.prompt(request), None
 
-    def schema(self, tools: list[str] | None) -> dict:
+    def schema(self, tools: list[str] | None, slots: frozenset[str] | None = None) -> dict:
         key = _tools_key(tools)
         if key not in self._schemas:
             self._schemas[key] = self._build_schema(tools)
         return self._schemas[key]
+
+    def slots(self, request: PlanRequest, ctx: Any) -> frozenset[str] | None:
+        return None  # no perception: one grammar per tool subset
 
     def _build_schema(self, tools: list[str] | None) -> dict:
         specs = _tool_specs(tools)
@@ -154,14 +162,29 @@ class ModelCodec:
             return pp.text, pp.perception
         return self.build_prompt(request.text, request.session, self._tools(request.tools)), None
 
-    def schema(self, tools: list[str] | None) -> dict:
-        key = _tools_key(tools)
-        if key not in self._schemas:
+    def slots(self, request: PlanRequest, ctx: Any) -> frozenset[str] | None:
+        """The slot tokens this request's perception offers (plus ``<ME>`` when the session knows
+        the user): the grammar then admits only those, so a plan cannot name an entity the request
+        does not contain. ``None`` when the codec has no perception."""
+        if ctx is None or not hasattr(ctx, "slots"):
+            return None
+        from thought_model.grammar import request_slots
+
+        user_known = bool(request.session is not None and request.session.user_id)
+        return frozenset(request_slots(ctx, user_known))
+
+    def schema(self, tools: list[str] | None, slots: frozenset[str] | None = None) -> dict:
+        key = (_tools_key(tools), slots)
+        hit = self._schemas.get(key)
+        if hit is None:
             specs = self._tools(tools)
             if not specs:
                 raise ValueError("no known tool in the requested subset")
-            self._schemas[key] = self.output_json_schema(specs)
-        return self._schemas[key]
+            hit = self.output_json_schema(specs) if slots is None else self.output_json_schema(specs, slots=slots)
+            if len(self._schemas) >= _MAX_CACHED:  # bounded: slot sets are few, but not unbounded
+                self._schemas.pop(next(iter(self._schemas)))
+            self._schemas[key] = hit
+        return hit
 
     def parse(self, text: str, request: PlanRequest, ctx: Any = None) -> ThoughtPlan | InsufficientContext:
         source = ctx if ctx is not None else request.text  # the perception from prepare(), if any

@@ -73,6 +73,8 @@ class GrammarCache:
             if hit is None:
                 clean = json.dumps(_strip_inner_anchors(schema), ensure_ascii=False)
                 hit = self._compiler.compile_json_schema(clean, any_whitespace=False, separators=(",", ":"))
+                if len(self._cache) >= 1024:  # bounded (per-request grammars vary by slot set)
+                    self._cache.pop(next(iter(self._cache)))
                 self._cache[key] = hit
             return hit
 
@@ -127,8 +129,8 @@ class CpuEngine(PlanEngine):
     # -- internals ----------------------------------------------------------------------------
     def _prepare(self, request: PlanRequest, submitted: float) -> Row | PlanResult:
         try:
-            grammar = self._grammar_for(request.tools)
             prompt, ctx = self.codec.prepare(request)
+            grammar = self._grammar_for(request.tools, self.codec.slots(request, ctx))
         except Exception as exc:  # noqa: BLE001 - bad tool subset etc. become typed errors
             return PlanResult(error=ErrorInfo(error_type=ErrorType.TOOL_UNKNOWN if request.tools else
                                               ErrorType.PLAN_INVALID, message=str(exc)[:500], field="/tools"))
@@ -142,11 +144,14 @@ class CpuEngine(PlanEngine):
         row.ctx = ctx
         return row
 
-    def _grammar_for(self, tools: list[str] | None) -> xgr.CompiledGrammar:
-        key = None if tools is None else tuple(sorted(set(tools)))
+    def _grammar_for(self, tools: list[str] | None, slots: frozenset[str] | None = None) -> xgr.CompiledGrammar:
+        """The compiled grammar of a tool subset and (per request) the slots its perception found."""
+        key = (None if tools is None else tuple(sorted(set(tools))), slots)
         hit = self._by_tools.get(key)
         if hit is None:
-            hit = self.grammars.get(self.codec.schema(tools))
+            hit = self.grammars.get(self.codec.schema(tools, slots))
+            if len(self._by_tools) >= 1024:
+                self._by_tools.pop(next(iter(self._by_tools)))
             self._by_tools[key] = hit
         return hit
 

@@ -78,8 +78,8 @@ class VllmEngine(PlanEngine):
         results: list[PlanResult | None] = [None] * len(requests)
         for i, req in enumerate(requests):
             try:
-                schema = self.codec.schema(req.tools)
                 prompt, ctx = self.codec.prepare(req)
+                schema = self.codec.schema(req.tools, self.codec.slots(req, ctx))
             except Exception as exc:  # noqa: BLE001 - typed error, like the CPU engine
                 results[i] = PlanResult(error=ErrorInfo(error_type=ErrorType.TOOL_UNKNOWN, message=str(exc)[:500],
                                                         field="/tools"))
