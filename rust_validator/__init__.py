@@ -4,7 +4,8 @@ The native extension is ``rust_validator._native``; this package re-exports its 
 
 * :class:`SchemaValidator` — JSON Schema (drafts 4/6/7/2019-09/2020-12, formats, lenient date-time).
 * :func:`jsonlogic` — evaluate a JsonLogic rule.
-* :class:`ObservationChecker` — the full observation check of a tool result against its contract.
+* :class:`ObservationChecker` — the full observation check of a tool result against its contract;
+  it returns :class:`Observation`, a lazy dict-like result (a registered ``MutableMapping``).
 * :class:`PlanChecker` / :func:`check_plan` — ThoughtPlan checks against a tool registry.
 * :func:`check_batch` — many observations in parallel, GIL released.
 * :class:`ValidationInputError` (bad documents) and :class:`CompileError` (bad schemas/contracts),
@@ -18,12 +19,14 @@ plans, schemas); for ``SchemaValidator.is_valid``/``errors`` a ``str`` is a stri
 from __future__ import annotations
 
 import threading
+from collections.abc import MutableMapping
 from typing import Any
 
 from rust_validator import _native
 from rust_validator._native import (
     THOUGHT_PLAN_SCHEMA,
     CompileError,
+    Observation,
     ObservationChecker,
     PlanChecker,
     SchemaValidator,
@@ -32,6 +35,8 @@ from rust_validator._native import (
     check_batch,
     jsonlogic,
 )
+
+MutableMapping.register(Observation)
 
 _reference_lock = threading.Lock()
 _reference_checker: PlanChecker | None = None
@@ -67,6 +72,7 @@ def check_plan(plan: Any, tools: Any = None) -> dict[str, Any]:
 __all__ = [
     "THOUGHT_PLAN_SCHEMA",
     "CompileError",
+    "Observation",
     "ObservationChecker",
     "PlanChecker",
     "SchemaValidator",

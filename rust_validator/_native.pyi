@@ -2,7 +2,7 @@
 __version__: str
 
 # ---- validator (SchemaValidator, ObservationChecker, check_plan, jsonlogic, check_batch) ----
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, ItemsView, KeysView, Mapping, ValuesView
 from typing import Any, Literal, TypedDict
 
 JSONInput = Any  # dict/list/str/int/float/bool/None, or bytes/bytearray/memoryview of JSON text
@@ -40,6 +40,34 @@ class ObservationDict(TypedDict):
     confidence_score: float
     audit_trail: list[AuditEntryDict]
     details: dict[str, Any]
+
+class Observation:
+    """The result of ``ObservationChecker.check``/``check_batch``: a lazy, dict-like
+    ObservationResult (the keys of :class:`ObservationDict`). The Python dict (audit trail,
+    details, extracted data) is built on first access of a key that needs it and cached;
+    ``valid``/``error_type``/``confidence_score`` come straight from Rust. Registered as a
+    ``collections.abc.MutableMapping``: ``obs["valid"]``, ``obs.get(k)``, ``dict(obs)``, ``keys()``,
+    ``items()``, ``in``, ``==`` with a dict and item assignment work as on the dict."""
+
+    @property
+    def valid(self) -> bool: ...
+    @property
+    def error_type(self) -> str | None: ...
+    @property
+    def confidence_score(self) -> float: ...
+    def __getitem__(self, key: str) -> Any: ...
+    def __setitem__(self, key: str, value: Any) -> None: ...
+    def __delitem__(self, key: str) -> None: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def __contains__(self, key: object) -> bool: ...
+    def get(self, key: str, default: Any = None) -> Any: ...
+    def keys(self) -> KeysView[str]: ...
+    def values(self) -> ValuesView[Any]: ...
+    def items(self) -> ItemsView[str, Any]: ...
+    def to_dict(self) -> ObservationDict:
+        """A plain dict copy."""
+    def copy(self) -> ObservationDict: ...
 
 class PlanErrorDict(TypedDict):
     path: str
@@ -80,14 +108,15 @@ class ObservationChecker:
                  max_depth: int = 64, allow_duplicate_keys: bool = False) -> None: ...
     @property
     def tool(self) -> str: ...
-    def check(self, action_result: JSONInput, *, soft: float | None = None) -> ObservationDict:
+    def check(self, action_result: JSONInput, *, soft: float | None = None) -> Observation:
         """One ActionResult (bytes/str of JSON, or a dict). Raises ValidationInputError on bad input."""
     def check_batch(self, items: Iterable[JSONInput], *, soft: float | None = None,
-                    errors: Literal["observe", "raise"] = "observe") -> list[ObservationDict]:
-        """Many ActionResults in parallel (rayon), GIL released; order preserved."""
+                    errors: Literal["observe", "raise"] = "observe") -> list[Observation | ObservationDict]:
+        """Many ActionResults in parallel (rayon), GIL released; order preserved. A rejected
+        document (``errors="observe"``) is a plain ObservationDict with ``details.input_error``."""
 
 def check_batch(checker: ObservationChecker, items: Iterable[JSONInput], *, soft: float | None = None,
-                errors: Literal["observe", "raise"] = "observe") -> list[ObservationDict]: ...
+                errors: Literal["observe", "raise"] = "observe") -> list[Observation | ObservationDict]: ...
 
 class PlanChecker:
     """ThoughtPlan checks against a tool registry ({name: args JSON Schema} or ToolSpec dicts)."""

@@ -14,6 +14,7 @@ pub mod normalize;
 pub mod observation;
 pub mod parse;
 pub mod plan;
+pub mod pointer;
 pub mod project;
 pub mod rules;
 pub mod schema;

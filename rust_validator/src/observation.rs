@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::contract::Contract;
 use crate::error::{InputError, InputErrorKind};
 use crate::parse::parse_bytes;
+use crate::pointer::lookup;
 use crate::schema::SchemaError;
 
 /// Error types (the `ErrorType` enum of `tao/contracts/action.py`) an observation can carry.
@@ -189,7 +190,7 @@ impl Contract {
             let missing: Vec<&str> = self
                 .required
                 .iter()
-                .filter(|p| data.pointer(p).is_none_or(Value::is_null))
+                .filter(|p| lookup(&data, p).is_none_or(Value::is_null))
                 .map(String::as_str)
                 .collect();
             if missing.is_empty() {
@@ -204,7 +205,7 @@ impl Contract {
         // 7. Blacklisted values.
         if !self.blacklist.is_empty() {
             let hit = self.blacklist.iter().find_map(|(p, bad)| {
-                data.pointer(p).filter(|v| bad.contains(v)).map(|v| format!("{p} = {v}"))
+                lookup(&data, p).filter(|v| bad.contains(v)).map(|v| format!("{p} = {v}"))
             });
             match hit {
                 None => obs.audit.push(Audit { check: "blacklist", passed: true, detail: String::new() }),
@@ -241,7 +242,7 @@ impl Contract {
         // 9. Consistency with what the plan expected.
         let mut consistent = true;
         if !self.expected.is_empty() {
-            let off = self.expected.iter().find_map(|(p, allowed)| match data.pointer(p) {
+            let off = self.expected.iter().find_map(|(p, allowed)| match lookup(&data, p) {
                 Some(v) if allowed.contains(v) => None,
                 Some(v) => Some(format!("{p} = {v} not in {}", Value::Array(allowed.clone()))),
                 None => Some(format!("{p} is missing")),
@@ -270,7 +271,7 @@ impl Contract {
         if hard_ok {
             obs.extracted.reserve(self.extract.len());
             for (out, p) in &self.extract {
-                match data.pointer(p) {
+                match lookup(&data, p) {
                     Some(v) => obs.extracted.push((out.as_str(), v.clone())),
                     None => obs.missing_extract.push(out.as_str()),
                 }

@@ -16,10 +16,12 @@ use crate::plan::{PlanChecker as CorePlanChecker, PlanReport};
 use crate::schema::{parse_draft, CompiledSchema, SchemaOptions};
 
 mod convert;
+mod lazy;
 mod output;
 
 use convert::{build_err, input_err, raw_json, to_value, value_to_py, CompileError, Raw, StrIs, ValidationInputError};
-use output::{input_error_observation, observation_to_py, Templates};
+use lazy::{Observation as PyObservation, Shared};
+use output::{input_error_observation, Templates};
 
 /// mimalloc for the whole extension: parsing builds many small strings and maps, where it is
 /// markedly faster than the system allocator.
@@ -136,8 +138,7 @@ fn jsonlogic<'py>(rule: &Bound<'py, PyAny>, data: &Bound<'py, PyAny>) -> PyResul
 /// An observation checker compiled once from a tool contract (ToolSpec dict or JSON).
 #[pyclass(frozen, module = "rust_validator._native")]
 pub struct ObservationChecker {
-    contract: Contract,
-    templates: Templates,
+    shared: Arc<Shared>,
 }
 
 enum Item<'py> {
@@ -160,33 +161,33 @@ impl ObservationChecker {
         let expected = expected.map(|e| to_value(e, &Limits::default(), StrIs::Json)).transpose()?;
         let contract = Contract::from_spec(&spec, expected.as_ref(), &opts, lim).map_err(|e| build_err(py, e))?;
         let templates = Templates::new(py, &contract)?;
-        Ok(Self { contract, templates })
+        Ok(Self { shared: Arc::new(Shared { contract, templates }) })
     }
 
     /// The tool name of the contract.
     #[getter]
     fn tool(&self) -> &str {
-        &self.contract.name
+        &self.shared.contract.name
     }
 
-    /// Check one ActionResult (`bytes`/`str` of JSON, or a dict) → ObservationResult dict.
-    /// `soft`: an optional soft-check score in [0, 1] (weight 0.3).
+    /// Check one ActionResult (`bytes`/`str` of JSON, or a dict) → a lazy, dict-like
+    /// ObservationResult (`Observation`). `soft`: an optional soft-check score in [0, 1] (weight 0.3).
     #[pyo3(signature = (action_result, *, soft=None))]
-    fn check<'py>(&self, action_result: &Bound<'py, PyAny>, soft: Option<f64>) -> PyResult<Bound<'py, PyDict>> {
+    fn check(&self, action_result: &Bound<'_, PyAny>, soft: Option<f64>) -> PyResult<PyObservation> {
         let py = action_result.py();
-        if let Some(raw) = raw_json(action_result, StrIs::Json)? {
+        let c = &self.shared.contract;
+        let obs = if let Some(raw) = raw_json(action_result, StrIs::Json)? {
             let bytes = raw.bytes();
             if bytes.len() >= DETACH_BYTES {
                 // Parse and check without the GIL; the result borrows the contract only.
-                let obs = py.detach(|| self.contract.check_bytes(bytes, soft)).map_err(|e| input_err(py, e))?;
-                return observation_to_py(py, &self.templates, &obs);
+                py.detach(|| c.check_bytes(bytes, soft))
+            } else {
+                c.check_bytes(bytes, soft)
             }
-            let obs = self.contract.check_bytes(bytes, soft).map_err(|e| input_err(py, e))?;
-            return observation_to_py(py, &self.templates, &obs);
-        }
-        let v = to_value(action_result, &self.contract.limits, StrIs::Json)?;
-        let obs = self.contract.check_value(v, soft).map_err(|e| input_err(py, e))?;
-        observation_to_py(py, &self.templates, &obs)
+        } else {
+            c.check_value(to_value(action_result, &c.limits, StrIs::Json)?, soft)
+        };
+        Ok(PyObservation::new(&self.shared, obs.map_err(|e| input_err(py, e))?))
     }
 
     /// Check many ActionResults in parallel with the GIL released (items: `bytes`/`str` of JSON
@@ -206,7 +207,7 @@ fn batch<'py>(checker: &ObservationChecker, items: &Bound<'py, PyAny>, soft: Opt
         "observe" => false,
         other => return Err(PyValueError::new_err(format!("errors must be 'raise' or 'observe', not {other:?}"))),
     };
-    let c = &checker.contract;
+    let c = &checker.shared.contract;
     // Hold a reference to every item so their buffers outlive the GIL-free section.
     let mut held: Vec<Item<'py>> = Vec::new();
     for it in items.try_iter()? {
@@ -241,7 +242,7 @@ fn batch<'py>(checker: &ObservationChecker, items: &Bound<'py, PyAny>, soft: Opt
     let out = PyList::empty(py);
     for r in results {
         match r {
-            Ok(obs) => out.append(observation_to_py(py, &checker.templates, &obs)?)?,
+            Ok(obs) => out.append(Bound::new(py, PyObservation::new(&checker.shared, obs))?)?,
             Err(e) if raise => return Err(input_err(py, e)),
             Err(e) => out.append(input_error_observation(py, &e)?)?,
         }
@@ -343,6 +344,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<SchemaValidator>()?;
     m.add_class::<ObservationChecker>()?;
+    m.add_class::<PyObservation>()?;
     m.add_class::<PlanChecker>()?;
     m.add_function(wrap_pyfunction!(jsonlogic, m)?)?;
     m.add_function(wrap_pyfunction!(check_batch, m)?)?;
