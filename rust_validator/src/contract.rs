@@ -19,6 +19,8 @@ pub struct Contract {
     pub rules_combined: Option<datalogic_rs::Logic>,
     /// What the rules can read (`None` = everything), see [`crate::project`].
     pub rule_paths: Option<Vec<Vec<String>>>,
+    /// Native forms of all rules when every rule has one (see [`crate::native_rules`]).
+    pub rule_natives: Option<Vec<crate::native_rules::Native>>,
     pub allowed_status: Vec<i64>,
     pub required: Vec<String>,
     pub blacklist: Vec<(String, Vec<Value>)>,
@@ -87,6 +89,11 @@ impl Contract {
         }
         let logics: Vec<Value> = rule_list.iter().filter_map(|r| r.get("logic").cloned()).collect();
         let rules_combined = if logics.len() == rules.len() { crate::rules::compile_all(&logics) } else { None };
+        let rule_natives = if logics.len() == rules.len() && !logics.is_empty() {
+            crate::native_rules::compile_all(&logics)
+        } else {
+            None
+        };
         let rule_checks = rules.iter().map(|r| format!("rule:{}", r.name)).collect();
         let allowed_status = match spec.get("allowed_status_codes") {
             None | Some(Value::Null) => vec![200],
@@ -123,7 +130,7 @@ impl Contract {
             Some(_) => return Err(BuildError::new("expected", "must be an object {pointer: [values]}")),
         };
         Ok(Self {
-            name, schema, rules, rule_checks, rules_combined, rule_paths, allowed_status, required, blacklist, extract,
+            name, schema, rules, rule_checks, rules_combined, rule_paths, rule_natives, allowed_status, required, blacklist, extract,
             normalization, timeout_ms, expected, limits,
         })
     }

@@ -11,6 +11,7 @@ pub mod contract;
 pub mod datetime;
 pub mod error;
 pub mod normalize;
+pub mod native_rules;
 pub mod observation;
 pub mod parse;
 pub mod plan;

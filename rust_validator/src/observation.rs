@@ -220,7 +220,16 @@ impl Contract {
         if !self.rules.is_empty() {
             let ms = action.get("response_time_ms").cloned().unwrap_or(Value::Null);
             let mut outcomes = Vec::with_capacity(self.rules.len());
-            crate::rules::eval_observation(&self.rules, self.rules_combined.as_ref(), self.rule_paths.as_deref(), status, &ms, &data, |i, r| outcomes.push((i, r)));
+            let mut native = Vec::new();
+            let decided = self.rule_natives.as_deref().is_some_and(|n| {
+                let status_v = action.get("status_code").filter(|v| !v.is_null());
+                crate::native_rules::eval_all(n, status_v, &ms, &data, &mut native)
+            });
+            if decided {
+                outcomes.extend(native.into_iter().map(|(i, b)| (i, Ok(b))));
+            } else {
+                crate::rules::eval_observation(&self.rules, self.rules_combined.as_ref(), self.rule_paths.as_deref(), status, &ms, &data, |i, r| outcomes.push((i, r)));
+            }
             for (i, r) in outcomes {
                 let (rule, check) = (&self.rules[i], self.rule_checks[i].as_str());
                 match r {
