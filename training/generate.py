@@ -26,7 +26,9 @@ from thought_model.grammar import dumps_compact
 from thought_model.prompt import session_today
 from training.dates import day_surface, period_surface, when_surface
 from training.intents import CONNECTORS, INTENTS, IntentSpec
+from training.intents_extra import HELD_MARK
 from training.noise import add_noise
+from training.paraphrase import paraphrase
 from training.reference_registry import reference_tools
 from training.values import ValueSampler
 
@@ -58,9 +60,11 @@ class GenConfig:
 
 
 def template_ids(spec: IntentSpec, lang: str) -> tuple[list[int], list[int]]:
-    """(training template indexes, held-out template indexes): the last template is held out."""
-    n = len(spec.zh if lang == "zh" else spec.en)
-    return list(range(n - 1)), [n - 1]
+    """(training template indexes, held-out template indexes): the last template and those marked
+    with ``~`` (see :mod:`training.intents_extra`) are held out."""
+    ts = spec.zh if lang == "zh" else spec.en
+    held = [i for i, t in enumerate(ts) if t.startswith(HELD_MARK) or i == len(ts) - 1]
+    return [i for i in range(len(ts)) if i not in held], held
 
 
 def heldout_pairs(intents: Sequence[IntentSpec]) -> set[tuple[str, str]]:
@@ -80,8 +84,8 @@ class _Drop(Exception):
 
 
 def _fill(template: str, lang: str, sampler: ValueSampler, rng: random.Random, today: date,
-          noise: float) -> tuple[str, dict[str, tuple[str, Any]]]:
-    text = add_noise(_expand(template, rng), lang, rng, noise)
+          noise: float, heldout: bool = False) -> tuple[str, dict[str, tuple[str, Any]]]:
+    text = add_noise(paraphrase(_expand(template, rng), lang, rng, heldout=heldout), lang, rng, noise)
     values: dict[str, tuple[str, Any]] = {}
 
     def repl(m: re.Match[str]) -> str:
@@ -163,7 +167,7 @@ def _render(steps: list[dict], values: dict[str, tuple[str, Any]], perception, u
 
 
 def make_example(parts: Sequence[tuple[IntentSpec, int]], lang: str, sampler: ValueSampler, rng: random.Random,
-                 cfg: GenConfig, registry: dict[str, ToolSpec]) -> dict[str, Any]:
+                 cfg: GenConfig, registry: dict[str, ToolSpec], heldout: bool = False) -> dict[str, Any]:
     """One example from one intent (or several composed). Raises _Drop when it can't be labelled."""
     today = date(2026, 1, 1) + timedelta(days=rng.randint(0, 364))
     user_id = f"U{rng.randint(10_000_000, 99_999_999)}" if rng.random() < cfg.user_known_prob else None
@@ -172,8 +176,8 @@ def make_example(parts: Sequence[tuple[IntentSpec, int]], lang: str, sampler: Va
     all_values: dict[str, tuple[str, Any]] = {}
     missing: list[str] = []
     for k, (spec, tidx) in enumerate(parts):
-        template = (spec.zh if lang == "zh" else spec.en)[tidx]
-        text, values = _fill(template, lang, sampler, rng, today, cfg.noise)
+        template = (spec.zh if lang == "zh" else spec.en)[tidx].removeprefix(HELD_MARK)
+        text, values = _fill(template, lang, sampler, rng, today, cfg.noise, heldout)
         renamed = {f"{key}__{k}": v for key, v in values.items()}
         steps, miss = _plan_steps(spec, values, user_id, registry, offset=len(all_steps))
         for s in steps:
@@ -245,7 +249,7 @@ def iter_split(split: str, n: int, cfg: GenConfig, tools: Sequence[ToolSpec] | N
         sampler = ValueSampler(lang=lang, heldout=(split == "heldout_values"), rng=rng)
         parts = _pick_parts(split, rng, cfg, lang, held_pairs)
         try:
-            row = make_example(parts, lang, sampler, rng, cfg, registry)
+            row = make_example(parts, lang, sampler, rng, cfg, registry, heldout=(split == "heldout_templates"))
         except _Drop:
             continue
         row["split"] = split

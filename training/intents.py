@@ -457,3 +457,13 @@ CONNECTORS = {
     "zh": ["，然后", "，再", "；另外", "。还有，", "，顺便", "，同时", "，并且", "。另外帮我"],
     "en": [" and then ", ", also ", ". Also, ", "; then ", " and ", ". After that, ", ", plus "],
 }
+
+
+def _with_extras(specs: list[IntentSpec]) -> list[IntentSpec]:
+    from dataclasses import replace
+
+    from training.intents_extra import merge
+    return [replace(s, zh=merge(s.name, "zh", s.zh), en=merge(s.name, "en", s.en)) for s in specs]
+
+
+INTENTS = _with_extras(INTENTS)
