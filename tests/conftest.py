@@ -32,3 +32,19 @@ def tiny_int4_checkpoint(tiny_checkpoint, tmp_path_factory) -> Path:
     dst = tmp_path_factory.mktemp("tiny_int4") / "w4a16"
     assert int4.main(["export", str(tiny_checkpoint), str(dst), "--group-size", "64"]) == 0
     return dst
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """One throwaway redis-server on a free loopback port for the whole test session.
+
+    Tests that stop or restart Redis start their own ``RedisServer`` instead."""
+    from router.testing.redis_server import RedisServer, RedisServerMissing
+
+    server = RedisServer()
+    try:
+        server.start()
+    except RedisServerMissing as exc:
+        pytest.fail(f"{exc} (CI installs it via `make system-deps`)")
+    yield server
+    server.close()

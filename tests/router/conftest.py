@@ -1,24 +1,11 @@
-"""Fixtures of the router tests: one real redis-server per session (fails if not installed)."""
+"""Fixtures of the router tests (the shared real `redis_server` fixture is in tests/conftest.py)."""
 from __future__ import annotations
 
 import itertools
 
 import pytest
 
-from router.testing.redis_server import RedisServer, RedisServerMissing
-
 _ids = itertools.count()
-
-
-@pytest.fixture(scope="session")
-def redis_server():
-    server = RedisServer()
-    try:
-        server.start()
-    except RedisServerMissing as exc:
-        pytest.fail(f"{exc} (CI installs it via `make system-deps`)")
-    yield server
-    server.close()
 
 
 @pytest.fixture

@@ -11,17 +11,9 @@ from tao.contracts import SessionState
 from tao.session import MemorySessionStore, RedisSessionStore, SessionKeyError
 
 
-@pytest.fixture(scope="module")
-def redis_url():
-    from router.testing.redis_server import RedisServer, RedisServerMissing
-
-    server = RedisServer()
-    try:
-        server.start()
-    except RedisServerMissing as exc:
-        pytest.fail(f"{exc} (CI installs it via `make system-deps`)")
-    yield server.url
-    server.close()
+@pytest.fixture
+def redis_url(redis_server) -> str:
+    return redis_server.url
 
 
 class Clock:
