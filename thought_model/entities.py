@@ -86,7 +86,7 @@ _AMOUNT = re.compile(
     r"|(?:(?:退款|退|金额|amount(?: of)?|refund(?: of)?|报销)\s?(?:为|是|:|：)?\s?(?P<a3>[0-9]+(?:\.[0-9]+)?)(?![0-9.\-/]))",
     re.I)
 _DUR = re.compile(
-    rf"(?<![0-9.])(?P<n>{_NUM}|半|an?|one|two|three|half an?)\s?(?:个)?(?P<half>半)?\s?"
+    rf"(?<![0-9.A-Za-z])(?P<n>{_NUM}|半|an?|one|two|three|half an?)\s?(?:个)?(?P<half>半)?\s?"
     r"(?P<u>小时|钟头|分钟|hours?|hrs?|h(?![a-z])|minutes?|mins?)", re.I)
 _COUNT = re.compile(
     rf"(?P<n>{_NUM}|[a-z]+)\s?(?:个)?\s?(?:人|位|people|persons|attendees|participants|seats|pax)(?![a-z])",
@@ -97,7 +97,7 @@ _ZH_MONTH = re.compile(r"(?P<y>20[0-9]{2})年(?P<m>[01]?[0-9])月(?:份)?")
 _YM = re.compile(r"(?<![0-9])(?P<y>20[0-9]{2})-(?P<m>[01][0-9])(?![0-9-])")
 _EN_MON = "|".join(sorted(MONTHS_EN, key=len, reverse=True))
 _EN_DATE = re.compile(
-    rf"(?:(?P<m1>{_EN_MON})\.?\s+(?P<d1>[0-3]?[0-9])(?:st|nd|rd|th)?|(?P<d2>[0-3]?[0-9])(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>{_EN_MON}))"
+    rf"(?<![0-9A-Za-z])(?:(?P<m1>{_EN_MON})\.?\s+(?P<d1>[0-3]?[0-9])(?:st|nd|rd|th)?|(?P<d2>[0-3]?[0-9])(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>{_EN_MON}))"
     r"(?:,?\s+(?P<y>20[0-9]{2}))?(?![0-9])", re.I)
 _EN_MONTH_YEAR = re.compile(rf"(?P<m>{_EN_MON})\s+(?P<y>20[0-9]{{2}})", re.I)
 _ZH_TIME = re.compile(
@@ -106,9 +106,11 @@ _ZH_TIME = re.compile(
 _EN_TIME = re.compile(
     r"(?<![0-9:])(?P<h>[0-2]?[0-9])(?::(?P<mi>[0-5][0-9]))?\s?(?P<ap>a\.?m\.?|p\.?m\.?)(?![a-z])"
     r"|(?<![0-9:])(?P<h2>[0-2]?[0-9]):(?P<mi2>[0-5][0-9])(?![0-9])"
-    r"|(?:at|@)\s(?P<h3>[0-2]?[0-9])(?:\s?o'?clock)?(?![0-9:a-z%])"
+    r"|(?<![A-Za-z])(?:at|@)\s(?P<h3>[0-2]?[0-9])(?:\s?o'?clock)?(?![0-9:a-z%])"
     r"|\bnoon\b", re.I)
-_QUOTED = re.compile(r"[\"“「『‘'](?P<t>[^\"”」』’'<>]{1,80})[\"”」』’']")
+_QUOTED = re.compile(r"[\"“「『‘](?P<t>[^\"”」』’<>]{1,80})[\"”」』’]"
+                     r"|(?<![A-Za-z])'(?P<t2>[^'\"<>\n]{1,80})'(?![A-Za-z])")
+"""Quoted free text; an ASCII apostrophe quotes only at word edges (so "I'm ... what's" is no quote)."""
 _CUE = re.compile(
     r"(?:原因是|原因[:：]|理由是|理由[:：]|因为|抬头是|抬头为|抬头[:：]|标题是|标题为|标题[:：]|主题是|主题为|主题[:：]"
     r"|内容是|内容为|内容[:：]|正文是|正文[:：]|说明是|说明[:：]|备注[:：]|用途是|事由是|事由[:：]"
@@ -130,7 +132,18 @@ _EN_STOP = {"I", "The", "Please", "Can", "Could", "Would", "What", "Whats", "How
             "Why", "Me", "It", "Its", "Shipping", "Status", "User", "Profile", "Calendar", "Event", "Re", "Fw",
             "Hotel", "Meal", "Travel", "Taxi", "Office", "Project", "Team", "Weekly", "Daily", "Sync", "Review",
             "Lunch", "Dinner", "Q1", "Q2", "Q3", "Q4", "Dear", "Hiya", "Yo", "Oh", "Um", "So", "Now", "Just",
-            "Invite", "Notify", "Write", "Forward", "Reply", "In", "On", "At", "For", "Of", "To", "From", "With"}
+            "Invite", "Notify", "Write", "Forward", "Reply", "In", "On", "At", "For", "Of", "To", "From", "With",
+            "Shoot", "Drop", "Ping", "Grab", "File", "Claim", "Remind", "Move", "Switch", "Swap", "Put", "Make",
+            "Message", "Contact", "Reach", "Return", "Void", "Kill", "Scrap", "Stop", "Hold", "Lock", "Secure",
+            "Arrange", "Organize", "Organise", "Plan", "Confirm", "Verify", "Display", "Bring", "Dig", "Hunt",
+            "Search", "Locate", "Trace", "Follow", "Monitor", "Amend", "Fix", "Edit", "Modify", "Replace", "Raise",
+            "Request", "Alright", "Well", "Really", "Actually", "Basically", "Sorry", "Good", "Morning",
+            "Afternoon", "Evening", "Urgently", "Quickly", "Real", "Pay", "Bill", "Charge", "Ship", "Deliver",
+            "Sign", "Log", "Record", "Note", "Pop", "Shift", "Jot", "Block", "Has", "Have", "Had", "Was", "Were",
+            "Did", "Should", "Shall", "May", "Might", "Must", "Could", "Any", "Anything", "Everything", "All",
+            "Some", "No", "Not", "Yes", "Yeah", "Hmm", "Uh", "Ah", "Btw", "Fyi", "Asap", "Huh", "Wait", "Ugh",
+            "Our", "We", "You", "Your", "They", "Their", "He", "She", "His", "Her", "There", "Here", "That",
+            "These", "Those", "Is", "If", "But", "Or", "As", "By", "About", "Before", "Since", "Until"}
 _WORDNUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30}
 
@@ -342,7 +355,7 @@ def perceive(request: str, today: date | None = None, user_known: bool = False) 
             v = v.upper() if type_ in ("INV", "EXP", "USER", "ROOM") else v
             spans.add(type_, m.start(), m.end(), text, v)
     for m in _QUOTED.finditer(text):
-        spans.add("TEXT", m.start(), m.end(), text, m.group("t").strip())
+        spans.add("TEXT", m.start(), m.end(), text, (m.group("t") or m.group("t2")).strip())
     for m in _DUR.finditer(text):
         n = m.group("n").lower()
         val = 0.5 if n in ("半", "half a", "half an") else _num(n)

@@ -23,7 +23,18 @@ from training.generate import SPLITS
 from training.metrics import SplitMetrics
 from training.reference_registry import reference_tools
 
-EVAL_SPLITS = [s for s in SPLITS if s != "train"]
+EVAL_SETS = Path(__file__).parent / "eval_sets"
+EXTERNAL_SPLITS = ("handwritten",)
+"""Hand-written evaluation sets shipped in ``training/eval_sets/`` (not generated from templates)."""
+EVAL_SPLITS = [s for s in SPLITS if s != "train"] + list(EXTERNAL_SPLITS)
+
+
+def split_path(data_dir: str | Path, split: str) -> Path:
+    """Where a split's rows are: ``data_dir/<split>.jsonl``, or the shipped file for an external set."""
+    path = Path(data_dir) / f"{split}.jsonl"
+    if not path.exists() and split in EXTERNAL_SPLITS:
+        return EVAL_SETS / f"{split}.jsonl"
+    return path
 
 
 @dataclass
@@ -65,7 +76,7 @@ def evaluate_checkpoint(cfg: EvalConfig) -> dict[str, Any]:
     report: dict[str, Any] = {"checkpoint": cfg.checkpoint, "config": asdict(cfg), "splits": {}}
     t0 = time.time()
     for split in cfg.splits:
-        path = Path(cfg.data_dir) / f"{split}.jsonl"
+        path = split_path(cfg.data_dir, split)
         if not path.exists():
             continue
         rows = read_jsonl(path, limit=cfg.n)
@@ -137,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(a.checkpoint, "config.json").exists():
         print(f"evaluate: no checkpoint at {a.checkpoint}", flush=True)
         return 2
-    if not Path(a.data_dir, "test.jsonl").exists():
+    if not any(split_path(a.data_dir, s).exists() for s in a.splits):
         print(f"evaluate: no generated data at {a.data_dir} (run python -m training.generate --out {a.data_dir})")
         return 2
     evaluate_checkpoint(EvalConfig(

@@ -27,6 +27,7 @@ from thought_model.prompt import session_today
 from training.dates import day_surface, period_surface, when_surface
 from training.intents import CONNECTORS, INTENTS, IntentSpec
 from training.intents_extra import HELD_MARK
+from training.fillers import add_fillers
 from training.noise import add_noise
 from training.paraphrase import paraphrase
 from training.reference_registry import reference_tools
@@ -57,6 +58,7 @@ class GenConfig:
     user_known_prob: float = 0.6
     noise: float = 0.5
     zh_prob: float = 0.5
+    filler_prob: float = 0.4  # training rows only: neutral filler words/clauses (training.fillers)
 
 
 def template_ids(spec: IntentSpec, lang: str) -> tuple[list[int], list[int]]:
@@ -84,8 +86,11 @@ class _Drop(Exception):
 
 
 def _fill(template: str, lang: str, sampler: ValueSampler, rng: random.Random, today: date,
-          noise: float, heldout: bool = False) -> tuple[str, dict[str, tuple[str, Any]]]:
-    text = add_noise(paraphrase(_expand(template, rng), lang, rng, heldout=heldout), lang, rng, noise)
+          noise: float, heldout: bool = False, filler_prob: float = 0.0) -> tuple[str, dict[str, tuple[str, Any]]]:
+    text = paraphrase(_expand(template, rng), lang, rng, heldout=heldout)
+    if filler_prob:
+        text = add_fillers(text, lang, rng, filler_prob)
+    text = add_noise(text, lang, rng, noise)
     values: dict[str, tuple[str, Any]] = {}
 
     def repl(m: re.Match[str]) -> str:
@@ -167,7 +172,8 @@ def _render(steps: list[dict], values: dict[str, tuple[str, Any]], perception, u
 
 
 def make_example(parts: Sequence[tuple[IntentSpec, int]], lang: str, sampler: ValueSampler, rng: random.Random,
-                 cfg: GenConfig, registry: dict[str, ToolSpec], heldout: bool = False) -> dict[str, Any]:
+                 cfg: GenConfig, registry: dict[str, ToolSpec], heldout: bool = False,
+                 fillers: bool = False) -> dict[str, Any]:
     """One example from one intent (or several composed). Raises _Drop when it can't be labelled."""
     today = date(2026, 1, 1) + timedelta(days=rng.randint(0, 364))
     user_id = f"U{rng.randint(10_000_000, 99_999_999)}" if rng.random() < cfg.user_known_prob else None
@@ -177,7 +183,8 @@ def make_example(parts: Sequence[tuple[IntentSpec, int]], lang: str, sampler: Va
     missing: list[str] = []
     for k, (spec, tidx) in enumerate(parts):
         template = (spec.zh if lang == "zh" else spec.en)[tidx].removeprefix(HELD_MARK)
-        text, values = _fill(template, lang, sampler, rng, today, cfg.noise, heldout)
+        text, values = _fill(template, lang, sampler, rng, today, cfg.noise, heldout,
+                             cfg.filler_prob if fillers else 0.0)
         renamed = {f"{key}__{k}": v for key, v in values.items()}
         steps, miss = _plan_steps(spec, values, user_id, registry, offset=len(all_steps))
         for s in steps:
@@ -249,7 +256,8 @@ def iter_split(split: str, n: int, cfg: GenConfig, tools: Sequence[ToolSpec] | N
         sampler = ValueSampler(lang=lang, heldout=(split == "heldout_values"), rng=rng)
         parts = _pick_parts(split, rng, cfg, lang, held_pairs)
         try:
-            row = make_example(parts, lang, sampler, rng, cfg, registry, heldout=(split == "heldout_templates"))
+            row = make_example(parts, lang, sampler, rng, cfg, registry, heldout=(split == "heldout_templates"),
+                               fillers=(split == "train"))
         except _Drop:
             continue
         row["split"] = split

@@ -463,7 +463,9 @@ def _with_extras(specs: list[IntentSpec]) -> list[IntentSpec]:
     from dataclasses import replace
 
     from training.intents_extra import merge
-    return [replace(s, zh=merge(s.name, "zh", s.zh), en=merge(s.name, "en", s.en)) for s in specs]
+    from training.templates import more_templates
+    return [replace(s, zh=more_templates(s.name, "zh") + merge(s.name, "zh", s.zh),
+                    en=more_templates(s.name, "en") + merge(s.name, "en", s.en)) for s in specs]
 
 
 INTENTS = _with_extras(INTENTS)

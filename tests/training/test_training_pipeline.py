@@ -46,7 +46,7 @@ def test_tiny_pipeline(tmp_path: Path) -> None:
     assert 0.0 <= log[-1]["eval_token_acc"] <= 1.0
 
     report = json.loads((ckpt / "eval.json").read_text())
-    assert set(report["splits"]) == {"test", "heldout_templates", "heldout_values", "heldout_combos"}
+    assert set(report["splits"]) == {"test", "heldout_templates", "heldout_values", "heldout_combos", "handwritten"}
     for s in report["splits"].values():
         assert s["n"] == 4
         for key in ("exact_match", "intent_accuracy", "tool_sequence_accuracy", "dependency_accuracy",

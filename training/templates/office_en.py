@@ -11,7 +11,7 @@ Notes for editors (perception quirks these templates work around):
 from __future__ import annotations
 
 # polite endings after the last free-text slot (so noise suffixes cannot run into it)
-_TY = "[. thanks|. thank you|. cheers|. ty|. much appreciated]"
+_TY = "[. thanks|. thank you|. cheers|. ty]"
 
 MORE: dict[str, tuple[str, ...]] = {
     "submit_expense": (

@@ -1,0 +1,47 @@
+"""The extra training templates: known intents, training-only, and cheap to label."""
+from __future__ import annotations
+
+from importlib import import_module
+
+import pytest
+
+from training.generate import template_ids
+from training.intents import INTENTS
+from training.template_check import check_template
+from training.templates import MODULES, more_templates
+
+
+def test_modules_name_known_intents() -> None:
+    names = {s.name for s in INTENTS}
+    for mod in MODULES:
+        more = import_module(f"training.templates.{mod}").MORE
+        assert set(more) <= names, set(more) - names
+
+
+def test_extra_templates_are_training_templates() -> None:
+    for spec in INTENTS:
+        for lang in ("zh", "en"):
+            ts = spec.zh if lang == "zh" else spec.en
+            train_ids, held_ids = template_ids(spec, lang)
+            extra = more_templates(spec.name, lang)
+            assert ts[:len(extra)] == extra
+            assert not set(held_ids) & set(range(len(extra)))
+            assert all(not t.startswith("~") for t in extra)
+
+
+@pytest.mark.parametrize("mod", MODULES)
+def test_sample_of_templates_labels_cleanly(mod: str) -> None:
+    lang = mod.rsplit("_", 1)[1]
+    more = import_module(f"training.templates.{mod}").MORE
+    sample = [(i, t) for i, ts in sorted(more.items()) for t in ts[::7]]
+    for intent, t in sample:
+        rate, req, target = check_template(intent, lang, t, n=12)
+        assert rate <= 0.5, (intent, t, rate)
+        assert req and target
+
+
+def test_check_template_flags_uncued_free_text() -> None:
+    rate, _, _ = check_template("cancel_order", "en", "cancel order {order} {reason}", n=20)
+    assert rate > 0.5
+    rate, req, target = check_template("cancel_order", "en", "cancel order {order} because {reason}", n=20)
+    assert rate <= 0.3 and '"cancel_order"' in target  # a glued suffix can still spoil the free text
