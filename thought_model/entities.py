@@ -242,6 +242,8 @@ def _find_days(text: str, today: date) -> list[tuple[int, int, str]]:
     for table, src in ((ZH_REL_DAY, text), (ZH_REL_PERIOD, text), (EN_REL_DAY, low), (EN_REL_PERIOD, low)):
         for phrase in sorted(table, key=len, reverse=True):
             pat = re.escape(phrase) if not phrase.isascii() else rf"(?<![a-z]){re.escape(phrase)}(?![a-z])"
+            if phrase.startswith("下"):
+                pat = "(?<!一)" + pat  # 查一下周杰 / 看一下周报: the 下 belongs to 一下
             for m in re.finditer(pat, src):
                 out.append((m.start(), m.end(), "@" + table[phrase]))
     for m in re.finditer(rf"(?P<n>[0-9]{{1,2}}|{_ZH_NUM})\s?天(?P<w>前|以前|之前|后|以后|之后)", text):
@@ -252,7 +254,7 @@ def _find_days(text: str, today: date) -> list[tuple[int, int, str]]:
         n = _num(m.group("n"))
         if n and 0 < n < 100:
             out.append((m.start(), m.end(), f"@days_ago:{int(n)}"))
-    for m in re.finditer(r"(?<![a-z])in (?P<n>[0-9]{1,2}|[a-z]+) days?(?![a-z])", low):
+    for m in re.finditer(r"(?<![a-z])in (?P<n>[0-9]{1,2}|[a-z]+) days?(?![a-z])(?! ago)", low):
         n = _num(m.group("n"))
         if n and 0 < n < 100:
             out.append((m.start(), m.end(), f"@in_days:{int(n)}"))
@@ -391,7 +393,7 @@ def perceive(request: str, today: date | None = None, user_known: bool = False) 
             spans.add("CITY", m.start(), m.end(), text, canon)
     for m in _ZH_NAME_CUE.finditer(text):
         n = m.group("n")
-        if n not in STATUS_WORDS_BLOCK:
+        if n not in STATUS_WORDS_BLOCK and not n.startswith(("谢谢", "谢啦", "谢了")):  # 谢 is also a surname
             spans.add("NAME", m.start("n"), m.end("n"), text, n)
     for m in _EN_NAME.finditer(text):
         words = m.group("n").split()

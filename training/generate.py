@@ -104,6 +104,10 @@ def _fill(template: str, lang: str, sampler: ValueSampler, rng: random.Random, t
             val: Any = next(iter(p.slots.values()))
         else:
             surf, val = sampler.sample(kind)
+            for _ in range(5):  # {name} and {name2} (etc.) should be different people
+                if not any(k.rstrip("0123456789") == kind and v[1] == val for k, v in values.items()):
+                    break
+                surf, val = sampler.sample(kind)
         values[key] = (surf, val)
         return surf
     filled = _PH.sub(repl, text)
@@ -293,8 +297,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=GenConfig.n_train, help="training rows")
     ap.add_argument("--n-eval", type=int, default=GenConfig.n_eval, help="rows per evaluation split")
     ap.add_argument("--seed", type=int, default=GenConfig.seed)
+    ap.add_argument("--compose-prob", type=float, default=GenConfig.compose_prob,
+                    help="share of train/test rows that combine two intents")
+    ap.add_argument("--filler-prob", type=float, default=GenConfig.filler_prob,
+                    help="share of training rows that get neutral filler words")
     a = ap.parse_args(argv)
-    counts = write_splits(a.out, GenConfig(n_train=a.n, n_eval=a.n_eval, seed=a.seed))
+    counts = write_splits(a.out, GenConfig(n_train=a.n, n_eval=a.n_eval, seed=a.seed, compose_prob=a.compose_prob,
+                                           filler_prob=a.filler_prob))
     print(json.dumps(counts))
     return 0
 

@@ -19,6 +19,15 @@ PROTECTED = {"because", "reason", "subject", "body", "title", "titled", "saying"
              "purpose", "order", "invoice", "expense", "room", "user", "email", "cancel", "refund", "book",
              "track", "weather", "calendar", "profile", "phone", "city", "meeting", "status"}
 _PH = re.compile(r"\{[a-z0-9]+\}")
+_FREE_END = re.compile(r"\{(?:reason|title|subject|body|desc|etitle)[0-9]?\}\s*$")
+
+
+def append_suffix(text: str, suffix: str, lang: str) -> str:
+    """``text`` + ``suffix``; a suffix that would glue onto trailing free text gets a comma first
+    (free text runs to the next punctuation, so "because {reason} thx" would swallow the "thx")."""
+    if suffix and suffix[0] not in "，,。.!！?？~" and _FREE_END.search(text):
+        return text.rstrip() + ("，" if lang == "zh" else ", ") + suffix.lstrip()
+    return text + suffix
 
 
 def _split_protected(text: str) -> list[tuple[str, bool]]:
@@ -76,12 +85,12 @@ def add_noise(template: str, lang: str, rng: random.Random, strength: float = 0.
         if rng.random() < strength:
             text = rng.choice(ZH_PREFIX) + text
         if rng.random() < strength:
-            text = text.rstrip("？?。") + rng.choice(ZH_SUFFIX)
+            text = append_suffix(text.rstrip("？?。"), rng.choice(ZH_SUFFIX), lang)
     else:
         if rng.random() < strength:
             text = rng.choice(EN_PREFIX) + text
         if rng.random() < strength:
-            text = text.rstrip("?.!") + rng.choice(EN_SUFFIX)
+            text = append_suffix(text.rstrip("?.!"), rng.choice(EN_SUFFIX), lang)
         r = rng.random()
         if r < 0.3:
             text = text[:1].upper() + text[1:]

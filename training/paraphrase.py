@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 import re
 
+from training.noise import append_suffix
+
 # (word or phrase, alternatives used in training, alternatives held out of training)
 SYNONYMS: dict[str, list[tuple[str, list[str], list[str]]]] = {
     "zh": [
@@ -94,5 +96,5 @@ def paraphrase(text: str, lang: str, rng: random.Random, heldout: bool = False, 
         text = pre + (text[0].lower() + text[1:] if lang == "en" and text[:1].isupper() else text)
     if rng.random() < prob * 0.5:
         suf = _pick(*SUFFIXES[lang], heldout, rng)
-        text = text.rstrip("。.!！?？ ") + suf
+        text = append_suffix(text.rstrip("。.!！?？ "), suf, lang)
     return text
