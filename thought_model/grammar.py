@@ -92,8 +92,15 @@ def _pattern(alts: list[str]) -> dict[str, Any] | None:
     return {"type": "string", "pattern": "^(" + "|".join(f"({a})" for a in alts) + ")$"}
 
 
+def _ref_steps(step: int | None) -> str | None:
+    """Regex of the step ids a reference in step ``step`` may name (earlier steps only)."""
+    if step is None:
+        return f"t[1-{MAX_STEPS}]"
+    return None if step <= 1 else f"t[1-{step - 1}]"
+
+
 def _string_field(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec],
-                  avail: frozenset[str] | None) -> dict[str, Any] | None:
+                  avail: frozenset[str] | None, step: int | None = None) -> dict[str, Any] | None:
     pattern = prop.get("pattern")
     alts: list[str] = []
     if pattern:
@@ -103,9 +110,9 @@ def _string_field(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec],
             alts.append(re.escape(ME_SLOT))
         if kinds:
             alts.append(_alts(kinds, avail))
-        if has_ref:
+        if has_ref and _ref_steps(step):
             outs = "|".join(_ref_outputs(name, base, tools))
-            alts.append(r"\$\{t[1-7]\.(" + outs + r")\}")
+            alts.append(r"\$\{" + _ref_steps(step) + r"\.(" + outs + r")\}")
         if not kinds and not has_ref:  # a pattern no slot kind fits: keep the registry's own pattern
             return {"type": "string", "pattern": pattern}
     else:
@@ -114,7 +121,7 @@ def _string_field(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec],
 
 
 def _field_schema(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec],
-                  avail: frozenset[str] | None = None) -> dict[str, Any] | None:
+                  avail: frozenset[str] | None = None, step: int | None = None) -> dict[str, Any] | None:
     """Model-side schema of one argument; None when it cannot be filled from ``avail``."""
     prop = _nonnull(prop)
     if "enum" in prop:
@@ -130,26 +137,27 @@ def _field_schema(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec],
     if typ == "boolean":
         return {"type": "boolean"}
     if typ == "array":
-        items = _field_schema(name, prop.get("items", {"type": "string"}), tools, avail)
+        items = _field_schema(name, prop.get("items", {"type": "string"}), tools, avail, step)
         if items is None:
             return None
         out: dict[str, Any] = {"type": "array", "items": items}
         if "maxItems" in prop:
             out["maxItems"] = prop["maxItems"]
         return out
-    return _string_field(name, prop, tools, avail)
+    return _string_field(name, prop, tools, avail, step)
 
 
 def arguments_schema(tool: ToolSpec, tools: Sequence[ToolSpec],
-                     avail: frozenset[str] | None = None) -> dict[str, Any] | None:
+                     avail: frozenset[str] | None = None, step: int | None = None) -> dict[str, Any] | None:
     """The model-side schema of one tool's arguments (slots and references instead of literals).
 
     With ``avail`` (the slot tokens of one request), only those slots are allowed; returns None
-    when a required argument cannot be filled (the tool is then not offered)."""
+    when a required argument cannot be filled (the tool is then not offered). With ``step`` (the
+    1-based position in the plan), step references may only name earlier steps."""
     props: dict[str, Any] = {}
     required = list(tool.args_schema.get("required", []))
     for n, p in tool.args_schema.get("properties", {}).items():
-        f = _field_schema(n, p, tools, avail)
+        f = _field_schema(n, p, tools, avail, step)
         if f is None:
             if n in required:
                 return None
@@ -172,26 +180,35 @@ def output_json_schema(tools: Sequence[ToolSpec], intents: Sequence[str] | None 
     ``slots`` keys, plus ``<ME>`` when the session knows the user). Then arguments may only use
     those slots (or step references), literals are not offered, and tools whose required
     arguments cannot be filled are left out: a per-request grammar that cannot hallucinate.
+
+    Steps are position-aware (``prefixItems``): the k-th step is ``t{k}`` and its dependencies and
+    ``${tN.field}`` references name only earlier steps, so duplicate ids, forward references and
+    self-references cannot be generated.
     """
     avail = frozenset(slots) if slots is not None else None
-    arg_schemas = {t.name: arguments_schema(t, tools, avail) for t in tools}
-    steps = [{
-        "type": "object",
-        "properties": {
-            "step_id": {"enum": STEP_IDS},
-            "tool": {"const": t.name},
-            "arguments": arg_schemas[t.name],
-            "dependencies": {"type": "array", "items": {"enum": STEP_IDS}, "maxItems": MAX_STEPS - 1},
-        },
-        "required": ["step_id", "tool", "arguments", "dependencies"],
-        "additionalProperties": False,
-    } for t in tools if arg_schemas[t.name] is not None]
+    positions: list[dict[str, Any]] = []
+    for k in range(1, MAX_STEPS + 1):  # step k is t{k}; it may depend on / reference t1..t{k-1} only
+        earlier = STEP_IDS[:k - 1]
+        deps: dict[str, Any] = {"type": "array", "maxItems": 0} if not earlier else {
+            "type": "array", "items": {"enum": earlier}, "maxItems": len(earlier), "uniqueItems": True}
+        options = [{
+            "type": "object",
+            "properties": {"step_id": {"const": f"t{k}"}, "tool": {"const": t.name}, "arguments": args,
+                           "dependencies": deps},
+            "required": ["step_id", "tool", "arguments", "dependencies"],
+            "additionalProperties": False,
+        } for t in tools if (args := arguments_schema(t, tools, avail, k)) is not None]
+        if not options:
+            break
+        positions.append({"anyOf": options})
+    steps = {"type": "array", "prefixItems": positions, "items": False, "minItems": 1,
+             "maxItems": len(positions)}
     plan = {
         "type": "object",
         "properties": {
             "version": {"const": "1.0"},
             "intent": _intent_schema(intents),
-            "steps": {"type": "array", "items": {"anyOf": steps}, "minItems": 1, "maxItems": MAX_STEPS},
+            "steps": steps,
         },
         "required": ["version", "intent", "steps"],
         "additionalProperties": False,
@@ -207,7 +224,7 @@ def output_json_schema(tools: Sequence[ToolSpec], intents: Sequence[str] | None 
         "required": ["error", "required_fields", "intent"],
         "additionalProperties": False,
     }
-    return {"anyOf": [plan, insufficient]} if steps else {"anyOf": [insufficient]}
+    return {"anyOf": [plan, insufficient]} if positions else {"anyOf": [insufficient]}
 
 
 def dumps_compact(obj: Any) -> str:

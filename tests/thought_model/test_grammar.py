@@ -122,8 +122,29 @@ def test_per_request_schema_offers_only_the_request_slots() -> None:
     assert v.is_valid(plan)
     plan["steps"][0]["arguments"]["order_id"] = "<ORDER2>"
     assert not v.is_valid(plan)
-    offered = {b["properties"]["tool"]["const"] for b in s["anyOf"][0]["properties"]["steps"]["items"]["anyOf"]}
+    positions = s["anyOf"][0]["properties"]["steps"]["prefixItems"]
+    offered = {b["properties"]["tool"]["const"] for b in positions[1]["anyOf"]}
     assert "get_order_status" in offered and "get_weather" not in offered  # no city slot: weather impossible
+    me_only = output_json_schema(TOOLS, slots=["<ME>"])["anyOf"][0]["properties"]["steps"]["prefixItems"]
+    assert "get_logistics" not in {b["properties"]["tool"]["const"] for b in me_only[0]["anyOf"]}  # nothing to refer to
+    assert "get_logistics" in {b["properties"]["tool"]["const"] for b in me_only[1]["anyOf"]}  # ${t1.order_id}
     only_ins = output_json_schema(TOOLS, slots=[])
-    assert all("steps" not in b["properties"] or b["properties"]["steps"]["items"]["anyOf"]
-               for b in only_ins["anyOf"])
+    no_required = {t.name for t in TOOLS if not t.args_schema.get("required")}
+    first_only = only_ins["anyOf"][0]["properties"]["steps"]["prefixItems"][0]["anyOf"]
+    assert {b["properties"]["tool"]["const"] for b in first_only} == no_required
+
+
+def test_steps_are_position_aware(schema: dict) -> None:
+    """Step k is t{k}; dependencies and references name earlier steps only."""
+    v = jsonschema.Draft202012Validator(schema)
+
+    def plan(*steps: dict) -> dict:
+        return {"version": "1.0", "intent": "a_b", "steps": list(steps)}
+    t1 = {"step_id": "t1", "tool": "find_user", "arguments": {"name": "<NAME1>"}, "dependencies": []}
+    t2 = {"step_id": "t2", "tool": "list_orders", "arguments": {"user_id": "${t1.user_id}"}, "dependencies": ["t1"]}
+    assert v.is_valid(plan(t1, t2))
+    assert not v.is_valid(plan(t1, {**t2, "step_id": "t1"}))  # duplicate id
+    assert not v.is_valid(plan({**t2, "step_id": "t1", "dependencies": []}))  # self-reference
+    assert not v.is_valid(plan(t1, {**t2, "arguments": {"user_id": "${t3.user_id}"}}))  # forward reference
+    assert not v.is_valid(plan(t1, {**t2, "dependencies": ["t2"]}))  # depends on itself
+    assert not v.is_valid(plan(t2, t1))
