@@ -143,7 +143,8 @@ _EN_STOP = {"I", "The", "Please", "Can", "Could", "Would", "What", "Whats", "How
             "Did", "Should", "Shall", "May", "Might", "Must", "Could", "Any", "Anything", "Everything", "All",
             "Some", "No", "Not", "Yes", "Yeah", "Hmm", "Uh", "Ah", "Btw", "Fyi", "Asap", "Huh", "Wait", "Ugh",
             "Our", "We", "You", "Your", "They", "Their", "He", "She", "His", "Her", "There", "Here", "That",
-            "These", "Those", "Is", "If", "But", "Or", "As", "By", "About", "Before", "Since", "Until"}
+            "These", "Those", "Is", "If", "But", "Or", "As", "By", "About", "Before", "Since", "Until", "Plus",
+            "Second", "One", "Two", "First", "Finally", "Lastly", "Besides", "Meanwhile"}
 _WORDNUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30}
 

@@ -25,7 +25,7 @@ from thought_model.entities import ME_SLOT, perceive
 from thought_model.grammar import dumps_compact
 from thought_model.prompt import session_today
 from training.dates import day_surface, period_surface, when_surface
-from training.intents import CONNECTORS, INTENTS, IntentSpec
+from training.intents import CONNECTORS, INTENTS, TRAIN_CONNECTORS, IntentSpec
 from training.intents_extra import HELD_MARK
 from training.fillers import add_fillers
 from training.noise import add_noise
@@ -200,7 +200,7 @@ def make_example(parts: Sequence[tuple[IntentSpec, int]], lang: str, sampler: Va
     if len(parts) > 1:
         if missing:
             raise _Drop("composed request with missing fields")
-        conn = rng.choice(CONNECTORS[lang])
+        conn = rng.choice(CONNECTORS[lang] + (TRAIN_CONNECTORS[lang] if fillers else []))
         request = texts[0].rstrip("。.!！?？ ") + conn + texts[1].strip()
         intent = MULTI_INTENT
     else:

@@ -457,6 +457,13 @@ CONNECTORS = {
     "zh": ["，然后", "，再", "；另外", "。还有，", "，顺便", "，同时", "，并且", "。另外帮我"],
     "en": [" and then ", ", also ", ". Also, ", "; then ", " and ", ". After that, ", ", plus "],
 }
+TRAIN_CONNECTORS = {
+    "zh": ["？另外", "，还有", "。然后", "，以及", "，接着", "；再帮我", "，另外再", "。顺便", "？还有，", "。再", "，外加",
+           "；还有个事，", "。第二件事，", "，完了再"],
+    "en": ["? Also ", ", and also ", ". Then ", " and after that ", ". Plus ", "; also ", ", then ", " then ",
+           ". And ", "? And ", " plus ", ". Second thing: ", ", and while you're at it ", ". One more: "],
+}
+"""Extra connectors for composed *training* rows only (evaluation splits use :data:`CONNECTORS`)."""
 
 
 def _with_extras(specs: list[IntentSpec]) -> list[IntentSpec]:
