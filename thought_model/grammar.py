@@ -116,9 +116,10 @@ def _string_field(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec],
             alts.append(re.escape(ME_SLOT))
         if kinds:
             alts.append(_alts(kinds, avail))
-        if has_ref and _ref_steps(step):
+        refs = _ref_steps(step) if has_ref else None
+        if refs:
             outs = "|".join(_ref_outputs(name, base, tools))
-            alts.append(r"\$\{" + _ref_steps(step) + r"\.(" + outs + r")\}")
+            alts.append(r"\$\{" + refs + r"\.(" + outs + r")\}")
         if not kinds and not has_ref:  # a pattern no slot kind fits: keep the registry's own pattern
             return {"type": "string", "pattern": pattern}
     else:

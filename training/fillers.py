@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 import re
 
+from training.noise import FREE_TEXT_SLOTS, PLACEHOLDER
+
 EN_WORDS = ("just really actually basically quickly again now kindly honestly um uh like so well ok okay alright hmm "
             "seriously maybe probably literally totally still already also anyway sorry yeah yep right sure "
             "urgently finally simply perhaps definitely certainly super very quite somehow").split()
@@ -32,8 +34,7 @@ ZH_CLAUSES = ("我在外面", "领导在催", "有点急", "刚才忘了说", "�
               "我在机场", "方便的话", "我记不太清", "帮个小忙", "如题", "忙完了再说也行", "别忘了", "急用")
 ZH_NOISE = ("苹果 周末 孩子 咖啡 电脑 打印机 同学 医生 公园 晚饭 午饭 地铁 堵车 下雨 加班 健身 音乐 电影 奶茶 "
             "键盘 椅子 桌子 钥匙 雨伞 手机壳 背包 鞋子 外套 眼镜 杯子").split()
-_PH = re.compile(r"\{[a-z0-9]+\}")
-_OPEN_END = re.compile(r"\{(?:reason|title|subject|body|desc|etitle|name)[0-9]?\}")
+_OPEN_END = re.compile(rf"\{{(?:{FREE_TEXT_SLOTS}|name)[0-9]?\}}")
 """Slots perception finds by the words around them (a cue before, a stop after): no filler next to them."""
 _ZH_BOUNDARY = re.compile(r"[，,。；;？?！! ]")
 
@@ -61,7 +62,7 @@ def _en_insert(text: str, filler: str, rng: random.Random) -> str:
 def _zh_insert(text: str, filler: str, rng: random.Random) -> str:
     cuts = {0, len(text)}
     cuts |= {m.end() for m in _ZH_BOUNDARY.finditer(text)}
-    for m in _PH.finditer(text):
+    for m in PLACEHOLDER.finditer(text):
         if not _OPEN_END.fullmatch(m.group(0)):  # keep cue words and free text / names together
             cuts |= {m.start(), m.end()}
     i = rng.choice(sorted(cuts))

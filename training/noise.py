@@ -18,8 +18,10 @@ ZH_TYPOS = {"订单": "定单", "账户": "帐户", "物流": "物留", "会议�
 PROTECTED = {"because", "reason", "subject", "body", "title", "titled", "saying", "description", "header",
              "purpose", "order", "invoice", "expense", "room", "user", "email", "cancel", "refund", "book",
              "track", "weather", "calendar", "profile", "phone", "city", "meeting", "status"}
-_PH = re.compile(r"\{[a-z0-9]+\}")
-_FREE_END = re.compile(r"\{(?:reason|title|subject|body|desc|etitle)[0-9]?\}\s*$")
+PLACEHOLDER = re.compile(r"\{[a-z0-9]+\}")
+FREE_TEXT_SLOTS = "reason|title|subject|body|desc|etitle"
+"""Slot kinds perception takes as free text after a cue word, up to the next punctuation."""
+_FREE_END = re.compile(rf"\{{(?:{FREE_TEXT_SLOTS})[0-9]?\}}\s*$")
 
 
 def append_suffix(text: str, suffix: str, lang: str) -> str:
@@ -33,7 +35,7 @@ def append_suffix(text: str, suffix: str, lang: str) -> str:
 def _split_protected(text: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     pos = 0
-    for m in _PH.finditer(text):
+    for m in PLACEHOLDER.finditer(text):
         out.append((text[pos:m.start()], False))
         out.append((m.group(0), True))
         pos = m.end()

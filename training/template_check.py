@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import random
 from dataclasses import replace
+from functools import cache
 from importlib import import_module
 
 from training.generate import GenConfig, _Drop, make_example
@@ -18,11 +19,16 @@ from training.reference_registry import reference_tools
 from training.values import ValueSampler
 
 
+@cache
+def _registry() -> dict:
+    return {t.name: t for t in reference_tools()}
+
+
 def check_template(intent: str, lang: str, template: str, n: int = 30, seed: int = 0) -> tuple[float, str, str]:
     """(drop rate, a sample request, its target) for one template of ``intent``."""
     spec = next(s for s in INTENTS if s.name == intent)
     spec = replace(spec, zh=(template,), en=(template,))
-    registry = {t.name: t for t in reference_tools()}
+    registry = _registry()
     rng = random.Random(seed)
     cfg = GenConfig()
     drops, sample = 0, ("", "")
