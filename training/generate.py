@@ -177,8 +177,10 @@ def _render(steps: list[dict], values: dict[str, tuple[str, Any]], perception, u
 
 def make_example(parts: Sequence[tuple[IntentSpec, int]], lang: str, sampler: ValueSampler, rng: random.Random,
                  cfg: GenConfig, registry: dict[str, ToolSpec], heldout: bool = False,
-                 fillers: bool = False) -> dict[str, Any]:
-    """One example from one intent (or several composed). Raises _Drop when it can't be labelled."""
+                 train_augment: bool = False) -> dict[str, Any]:
+    """One example from one intent (or several composed). Raises _Drop when it can't be labelled.
+
+    ``train_augment`` (training rows only): filler words and the extra training connectors."""
     today = date(2026, 1, 1) + timedelta(days=rng.randint(0, 364))
     user_id = f"U{rng.randint(10_000_000, 99_999_999)}" if rng.random() < cfg.user_known_prob else None
     texts: list[str] = []
@@ -188,7 +190,7 @@ def make_example(parts: Sequence[tuple[IntentSpec, int]], lang: str, sampler: Va
     for k, (spec, tidx) in enumerate(parts):
         template = (spec.zh if lang == "zh" else spec.en)[tidx].removeprefix(HELD_MARK)
         text, values = _fill(template, lang, sampler, rng, today, cfg.noise, heldout,
-                             cfg.filler_prob if fillers else 0.0)
+                             cfg.filler_prob if train_augment else 0.0)
         renamed = {f"{key}__{k}": v for key, v in values.items()}
         steps, miss = _plan_steps(spec, values, user_id, registry, offset=len(all_steps))
         for s in steps:
@@ -200,7 +202,7 @@ def make_example(parts: Sequence[tuple[IntentSpec, int]], lang: str, sampler: Va
     if len(parts) > 1:
         if missing:
             raise _Drop("composed request with missing fields")
-        conn = rng.choice(CONNECTORS[lang] + (TRAIN_CONNECTORS[lang] if fillers else []))
+        conn = rng.choice(CONNECTORS[lang] + (TRAIN_CONNECTORS[lang] if train_augment else []))
         request = texts[0].rstrip("。.!！?？ ") + conn + texts[1].strip()
         intent = MULTI_INTENT
     else:
@@ -261,7 +263,7 @@ def iter_split(split: str, n: int, cfg: GenConfig, tools: Sequence[ToolSpec] | N
         parts = _pick_parts(split, rng, cfg, lang, held_pairs)
         try:
             row = make_example(parts, lang, sampler, rng, cfg, registry, heldout=(split == "heldout_templates"),
-                               fillers=(split == "train"))
+                               train_augment=(split == "train"))
         except _Drop:
             continue
         row["split"] = split
