@@ -1,9 +1,12 @@
 # TAO Runtime — one install, one test command. Everything runs in .venv/ at the repo root.
 SHELL := /bin/bash
 PY := .venv/bin/python
-UV ?= $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
+# The project's own pinned uv, installed into .tools/ from PyPI with the image's python3; never
+# whatever uv a machine may have on PATH. .tools/bin is first on PATH so maturin --uv finds it.
+UV_VERSION := 0.13.9
+UV := $(CURDIR)/.tools/bin/uv
 export VIRTUAL_ENV := $(CURDIR)/.venv
-export PATH := $(CURDIR)/.venv/bin:$(PATH)
+export PATH := $(CURDIR)/.tools/bin:$(CURDIR)/.venv/bin:$(PATH)
 export VLLM_TARGET_DEVICE ?= cpu
 export VLLM_CPU_KVCACHE_SPACE ?= 1
 DEMO_REQUEST ?= 查询上个月的订单状态
@@ -19,7 +22,8 @@ system-deps:  ## Debian packages the tests need (redis-server, libnuma1 for vllm
 	fi
 
 $(UV):
-	@command -v uv >/dev/null || python3 -m pip install -q --target .tools/lib uv && mkdir -p .tools/bin && ln -sf ../lib/bin/uv .tools/bin/uv
+	python3 -m pip install -q --disable-pip-version-check --target .tools/lib uv==$(UV_VERSION)
+	mkdir -p .tools/bin && ln -sf ../lib/bin/uv .tools/bin/uv
 
 .venv/.deps-stamp: requirements/lock.txt | $(UV)
 	@test -x $(PY) || $(UV) venv -q --python 3.11 .venv

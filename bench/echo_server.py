@@ -5,6 +5,7 @@ Measured with the same client at the same offered rate, it is the floor of the H
 on this machine; the runtime's latency is reported as a ratio to it.
 ``python -m bench.echo_server --port P``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,9 +31,16 @@ def create_app() -> FastAPI:
         body = orjson.loads(await request.body())
         steps = len((body.get("plan") or {}).get("steps") or []) if isinstance(body, dict) else 0
         total = (time.perf_counter() - t0) * 1e3
-        out = {"trace_id": uuid.uuid4().hex, "thought_id": None, "status": "success", "error_type": None,
-               "answer": f"{steps} steps", "steps": [],
-               "stages_ms": {"thought": 0.0, "action": 0.0, "observation": 0.0, "total": total}, "events": []}
+        out = {
+            "trace_id": uuid.uuid4().hex,
+            "thought_id": None,
+            "status": "success",
+            "error_type": None,
+            "answer": f"{steps} steps",
+            "steps": [],
+            "stages_ms": {"thought": 0.0, "action": 0.0, "observation": 0.0, "total": total},
+            "events": [],
+        }
         return Response(orjson.dumps(out), media_type="application/json")
 
     return app

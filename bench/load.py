@@ -19,6 +19,7 @@ Every request that was started ends in exactly one category:
 ``sent = received + transport failures`` must hold exactly; ``lost = sent - accounted`` is
 reported and is 0 unless the accounting itself is broken. Only loopback URLs are accepted.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -121,8 +122,11 @@ def tool_time_ms(body: dict[str, Any]) -> tuple[float | None, str | None]:
             return sum(vals), "steps"
     traj = body.get("trajectory")
     if isinstance(traj, list):
-        return sum(float(e.get("duration_ms") or 0.0) for e in traj
-                   if isinstance(e, dict) and e.get("kind") == "tool_end"), "trajectory"
+        return sum(
+            float(e.get("duration_ms") or 0.0)
+            for e in traj
+            if isinstance(e, dict) and e.get("kind") == "tool_end"
+        ), "trajectory"
     st = body.get("stages_ms")
     if isinstance(st, dict) and isinstance(st.get("action"), (int, float)):
         return float(st["action"]), "action_stage"
@@ -138,7 +142,11 @@ def classify_body(status: int, raw: bytes) -> tuple[str, dict[str, Any] | None]:
     if status == 429:
         return "rejected", body if isinstance(body, dict) else None
     if status != 200:
-        etype = (body.get("error") or {}).get("type") if isinstance(body, dict) and isinstance(body.get("error"), dict) else None
+        etype = (
+            (body.get("error") or {}).get("type")
+            if isinstance(body, dict) and isinstance(body.get("error"), dict)
+            else None
+        )
         return f"http_{status}:{etype or 'unknown'}", body if isinstance(body, dict) else None
     if not isinstance(body, dict) or not isinstance(body.get("status"), str):
         return "bad_body", None
@@ -167,7 +175,7 @@ async def _one(session: aiohttp.ClientSession, cfg: LoadConfig, req: Request, re
     except asyncio.CancelledError:
         rec.category = "transport:cancelled"
         raise
-    except (asyncio.TimeoutError, aiohttp.ServerTimeoutError):
+    except (TimeoutError, aiohttp.ServerTimeoutError):
         rec.category = "transport:timeout"
     except aiohttp.ClientConnectorError:
         rec.category = "transport:connect_error"
@@ -223,20 +231,33 @@ def summarize(cfg: LoadConfig, records: list[Record], *, samples: int = 400) -> 
     counts = Counter(r.category for r in records)
     sent = len(records)
     transport = sum(v for k, v in counts.items() if k.startswith("transport:"))
-    received = sum(1 for r in records if r.http_status is not None and r.category != UNCLASSIFIED
-                   and not r.category.startswith("transport:"))
+    received = sum(
+        1
+        for r in records
+        if r.http_status is not None
+        and r.category != UNCLASSIFIED
+        and not r.category.startswith("transport:")
+    )
     accounted = sent - counts.get(UNCLASSIFIED, 0)
     first_send = min((r.sent_at for r in records), default=0.0)
     last_send = max((r.sent_at for r in records), default=0.0)
     last_done = max((r.done_at for r in records), default=0.0)
-    answered = [r for r in records if r.http_status is not None and r.category != UNCLASSIFIED
-                and not r.category.startswith("transport:")]
+    answered = [
+        r
+        for r in records
+        if r.http_status is not None
+        and r.category != UNCLASSIFIED
+        and not r.category.startswith("transport:")
+    ]
     ok = [r for r in answered if r.category == "success"]
     client_ms = [(r.done_at - r.scheduled) * 1e3 for r in answered]
     lag_ms = [(r.sent_at - r.scheduled) * 1e3 for r in records]
     stages = {s: [r.stages[s] for r in answered if r.stages and s in r.stages] for s in STAGES}
-    overhead = [r.stages["total"] - r.tool_ms for r in answered
-                if r.stages and "total" in r.stages and r.tool_ms is not None]
+    overhead = [
+        r.stages["total"] - r.tool_ms
+        for r in answered
+        if r.stages and "total" in r.stages and r.tool_ms is not None
+    ]
     trace_ids = [r.trace_id for r in answered if r.trace_id]
     window = max(last_done - first_send, 1e-9)
     return {
@@ -251,9 +272,13 @@ def summarize(cfg: LoadConfig, records: list[Record], *, samples: int = 400) -> 
         "unique_trace_ids": len(set(trace_ids)),
         "with_trace_id": len(trace_ids),
         "outcomes": dict(sorted(counts.items())),
-        "by_kind": {k: dict(sorted(Counter(r.category for r in records if r.kind == k).items()))
-                    for k in sorted({r.kind for r in records})},
-        "send_rate_qps": (sent - 1) / (last_send - first_send) if sent > 1 and last_send > first_send else None,
+        "by_kind": {
+            k: dict(sorted(Counter(r.category for r in records if r.kind == k).items()))
+            for k in sorted({r.kind for r in records})
+        },
+        "send_rate_qps": (sent - 1) / (last_send - first_send)
+        if sent > 1 and last_send > first_send
+        else None,
         "throughput_qps": len(answered) / window if answered else 0.0,
         "success_qps": len(ok) / window if ok else 0.0,
         "error_rate": 1 - len(ok) / sent if sent else None,
@@ -263,8 +288,11 @@ def summarize(cfg: LoadConfig, records: list[Record], *, samples: int = 400) -> 
         "stages_ms": {s: latency_summary(v) for s, v in stages.items()},
         "overhead_ms": latency_summary(overhead),
         "tool_time_source": dict(Counter(r.tool_source for r in answered if r.tool_source)),
-        "samples": {"client_ms": downsample(client_ms, samples), "overhead_ms": downsample(overhead, samples),
-                    **{f"{s}_ms": downsample(v, samples) for s, v in stages.items()}},
+        "samples": {
+            "client_ms": downsample(client_ms, samples),
+            "overhead_ms": downsample(overhead, samples),
+            **{f"{s}_ms": downsample(v, samples) for s, v in stages.items()},
+        },
     }
 
 

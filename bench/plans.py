@@ -10,6 +10,7 @@ JSON Schema and each plan against the ThoughtPlan contract before it is returned
 ``broken_dependency(plan)`` makes the plan's last step reference an output its predecessor never
 produces: the runtime must answer DEPENDENCY_MISSING without calling the tool.
 """
+
 from __future__ import annotations
 
 import random
@@ -41,9 +42,12 @@ def _digits(rng: random.Random, n: int) -> str:
 def _date(rng: random.Random) -> str:
     if rng.random() < 0.5:
         sym = rng.choice(DAY_SYMBOLS)
-        return f"@{sym}" + (f" T{rng.randint(8, 18):02d}:{rng.choice((0, 30)):02d}" if rng.random() < 0.3 else "")
+        return f"@{sym}" + (
+            f" T{rng.randint(8, 18):02d}:{rng.choice((0, 30)):02d}" if rng.random() < 0.3 else ""
+        )
     return f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}" + (
-        f" {rng.randint(8, 18):02d}:{rng.choice((0, 30)):02d}" if rng.random() < 0.4 else "")
+        f" {rng.randint(8, 18):02d}:{rng.choice((0, 30)):02d}" if rng.random() < 0.4 else ""
+    )
 
 
 def _phrase(rng: random.Random, lo: int = 2, hi: int = 5) -> str:
@@ -92,8 +96,12 @@ def _refable(schema: dict) -> bool:
 class PlanGenerator:
     """Deterministic (seeded) generator of valid ThoughtPlan dicts."""
 
-    def __init__(self, cfg: PlanGenConfig | None = None, tools: list[ToolSpec] | None = None,
-                 literals: dict[str, Callable[[random.Random], Any]] | None = None) -> None:
+    def __init__(
+        self,
+        cfg: PlanGenConfig | None = None,
+        tools: list[ToolSpec] | None = None,
+        literals: dict[str, Callable[[random.Random], Any]] | None = None,
+    ) -> None:
         self.cfg = cfg or PlanGenConfig()
         self.rng = random.Random(self.cfg.seed)
         self.literals = {**LITERALS, **(literals or {})}
@@ -123,7 +131,9 @@ class PlanGenerator:
                 args[arg] = f"${{{step}.{src}}}"
                 deps.add(step)
                 continue
-            enum = schema.get("enum") or next((x.get("enum") for x in schema.get("anyOf", []) if x.get("enum")), None)
+            enum = schema.get("enum") or next(
+                (x.get("enum") for x in schema.get("anyOf", []) if x.get("enum")), None
+            )
             if enum:
                 args[arg] = self.rng.choice(enum)
             elif arg in self.literals:
@@ -165,13 +175,19 @@ def entity_literals(data: Any) -> dict[str, Callable[[random.Random], Any]]:
     :class:`tao.mock_service.data.MockData` (so replayed plans mostly find their records)."""
     users = list(data.users.values())
     pools = {
-        "user_id": [u["user_id"] for u in users], "name": [u["name"] for u in users],
-        "email": [u["email"] for u in users], "to": [u["email"] for u in users],
-        "phone": [u["phone"] for u in users], "order_id": list(data.orders),
-        "invoice_id": list(data.invoices), "expense_id": list(data.expenses),
+        "user_id": [u["user_id"] for u in users],
+        "name": [u["name"] for u in users],
+        "email": [u["email"] for u in users],
+        "to": [u["email"] for u in users],
+        "phone": [u["phone"] for u in users],
+        "order_id": list(data.orders),
+        "invoice_id": list(data.invoices),
+        "expense_id": list(data.expenses),
         "room_id": [r["room_id"] for r in data.rooms],
     }
-    out: dict[str, Callable[[random.Random], Any]] = {k: (lambda r, v=v: r.choice(v)) for k, v in pools.items() if v}
+    out: dict[str, Callable[[random.Random], Any]] = {
+        k: (lambda r, v=v: r.choice(v)) for k, v in pools.items() if v
+    }
     cities = sorted({u["city"] for u in users})
     if cities:
         out["city"] = lambda r: r.choice(cities)
@@ -185,12 +201,20 @@ def broken_dependency(plan: dict[str, Any], rng: random.Random | None = None) ->
     output (``never_produced``) that no tool extracts and no response contains, so the runtime
     must stop with DEPENDENCY_MISSING instead of calling the tool with a hole in it.
     """
-    steps = [dict(s, arguments=dict(s["arguments"]), dependencies=list(s["dependencies"])) for s in plan["steps"]]
+    steps = [
+        dict(s, arguments=dict(s["arguments"]), dependencies=list(s["dependencies"])) for s in plan["steps"]
+    ]
     if len(steps) >= 7:
         steps = steps[:6]
     prev = steps[-1]["step_id"]
-    steps.append({"step_id": f"t{len(steps) + 1}", "tool": "get_order_status",
-                  "arguments": {"order_id": f"${{{prev}.never_produced}}"}, "dependencies": [prev]})
+    steps.append(
+        {
+            "step_id": f"t{len(steps) + 1}",
+            "tool": "get_order_status",
+            "arguments": {"order_id": f"${{{prev}.never_produced}}"},
+            "dependencies": [prev],
+        }
+    )
     out = dict(plan, steps=steps)
     ThoughtPlan.model_validate(out)
     return out

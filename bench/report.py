@@ -6,6 +6,7 @@ follow as context. The report reads whatever a suite wrote: its ``summary``, its
 the runner's ``meta`` (machine, versions, commit, timestamps). ``python -m bench --report-only``
 regenerates it without running anything.
 """
+
 from __future__ import annotations
 
 import math
@@ -107,7 +108,7 @@ def _plot(spec: dict, path: Path) -> Path | None:
     try:
         if kind == "bar":
             drawn = _bars(ax, series)
-        for label, data in (series.items() if kind != "bar" else ()):
+        for label, data in series.items() if kind != "bar" else ():
             if kind in ("cdf", "hist"):
                 xs = sorted(x for x in (_num(v) for v in (data or [])) if x is not None)
                 if not xs:
@@ -116,12 +117,20 @@ def _plot(spec: dict, path: Path) -> Path | None:
                     ys = [(i + 1) / len(xs) for i in range(len(xs))]
                     ax.step(xs, ys, where="post", label=f"{label} (n={len(xs)})")
                 else:
-                    ax.hist(xs, bins=min(50, max(5, int(math.sqrt(len(xs))))), alpha=0.55, label=f"{label} (n={len(xs)})")
+                    ax.hist(
+                        xs,
+                        bins=min(50, max(5, int(math.sqrt(len(xs))))),
+                        alpha=0.55,
+                        label=f"{label} (n={len(xs)})",
+                    )
             else:
                 if not isinstance(data, dict):
                     continue
-                pts = [(x, y) for x, y in zip(map(_num, data.get("x") or []), map(_num, data.get("y") or []))
-                       if x is not None and y is not None]
+                pts = [
+                    (x, y)
+                    for x, y in zip(map(_num, data.get("x") or []), map(_num, data.get("y") or []))
+                    if x is not None and y is not None
+                ]
                 if not pts:
                     continue
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=str(label))
@@ -159,7 +168,7 @@ def _load_results(results_dir: Path) -> dict[str, dict]:
     for p in sorted(results_dir.glob("*.json")):
         try:
             data = read_json(p)
-        except Exception as exc:  # noqa: BLE001 - an unreadable file is reported, not fatal
+        except Exception as exc:
             data = {"suite": p.stem, "status": "failed", "error": {"detail": f"unreadable result: {exc}"}}
         if isinstance(data, dict):
             if data.get("status", "ok") == "ok":
@@ -181,8 +190,10 @@ def _comparison_rows(comparisons: list) -> list[str]:
         for peer, v in values.items():
             if peer == base_name:
                 continue
-            rows.append(f"| {fmt(c.get('name', ''))} | {fmt(peer)} | {ratio_phrase(_num(v), base, lib)} "
-                        f"| {fmt(base_name)} | {fmt(v)} {unit} vs {fmt(values.get(base_name))} {unit} |")
+            rows.append(
+                f"| {fmt(c.get('name', ''))} | {fmt(peer)} | {ratio_phrase(_num(v), base, lib)} "
+                f"| {fmt(base_name)} | {fmt(v)} {unit} vs {fmt(values.get(base_name))} {unit} |"
+            )
     return rows
 
 
@@ -200,11 +211,13 @@ def _suite_section(name: str, data: dict, cfg: ReportConfig, rel: Path) -> list[
     lines = [f"## {name}", ""]
     status = data.get("status", "ok")
     git = meta.get("git") or {}
-    lines.append(f"Status **{status}**; {_run_kind(data)} run finished "
-                 f"{meta.get('finished_at', '?')} in {fmt(meta.get('duration_s'))} s at commit "
-                 f"`{(git.get('commit') or '?')[:12]}`{' (dirty tree)' if git.get('dirty') else ''}; "
-                 f"load average {fmt((meta.get('machine') or {}).get('loadavg_at_start'))} at start, "
-                 f"{fmt(meta.get('loadavg_at_end'))} at end ({fmt((meta.get('machine') or {}).get('cores'))} cores).")
+    lines.append(
+        f"Status **{status}**; {_run_kind(data)} run finished "
+        f"{meta.get('finished_at', '?')} in {fmt(meta.get('duration_s'))} s at commit "
+        f"`{(git.get('commit') or '?')[:12]}`{' (dirty tree)' if git.get('dirty') else ''}; "
+        f"load average {fmt((meta.get('machine') or {}).get('loadavg_at_start'))} at start, "
+        f"{fmt(meta.get('loadavg_at_end'))} at end ({fmt((meta.get('machine') or {}).get('cores'))} cores)."
+    )
     lines.append("")
     if status != "ok":
         err = data.get("error") or {}
@@ -233,7 +246,11 @@ def _suite_section(name: str, data: dict, cfg: ReportConfig, rel: Path) -> list[
 
 def _table(tab: Any) -> list[str]:
     """``{"title", "columns": [...], "rows": [[...], ...]}`` as a Markdown table."""
-    if not isinstance(tab, dict) or not isinstance(tab.get("columns"), list) or not isinstance(tab.get("rows"), list):
+    if (
+        not isinstance(tab, dict)
+        or not isinstance(tab.get("columns"), list)
+        or not isinstance(tab.get("rows"), list)
+    ):
         return []
     cols = [fmt(c) for c in tab["columns"]]
     out = [f"**{fmt(tab.get('title', ''))}**", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
@@ -265,20 +282,29 @@ def build_report(cfg: ReportConfig) -> Path:
     rel = cfg.report_path.parent
     for old in cfg.plots_dir.glob("*.png") if cfg.plots_dir.is_dir() else []:
         old.unlink()
-    lines = ["# TAO Runtime benchmark report", "",
-             f"Generated {utc_now()} by `python -m bench` from `{_relpath(cfg.results_dir, rel)}/*.json`. "
-             "Every ratio compares peers measured in the same run on the same machine; absolute numbers "
-             "are context for this machine only.", ""]
-    lines += ["| suite | status | run | commit | finished (UTC) | duration (s) |", "|---|---|---|---|---|---|"]
+    lines = [
+        "# TAO Runtime benchmark report",
+        "",
+        f"Generated {utc_now()} by `python -m bench` from `{_relpath(cfg.results_dir, rel)}/*.json`. "
+        "Every ratio compares peers measured in the same run on the same machine; absolute numbers "
+        "are context for this machine only.",
+        "",
+    ]
+    lines += [
+        "| suite | status | run | commit | finished (UTC) | duration (s) |",
+        "|---|---|---|---|---|---|",
+    ]
     for n in names:
         d = results.get(n)
         if d is None:
             lines.append(f"| {n} | missing | – | – | – | – |")
             continue
         m = d.get("meta") or {}
-        lines.append(f"| {n} | {d.get('status', 'ok')} | {_run_kind(d)} | "
-                     f"`{((m.get('git') or {}).get('commit') or '?')[:12]}` | {m.get('finished_at', '?')} | "
-                     f"{fmt(m.get('duration_s'))} |")
+        lines.append(
+            f"| {n} | {d.get('status', 'ok')} | {_run_kind(d)} | "
+            f"`{((m.get('git') or {}).get('commit') or '?')[:12]}` | {m.get('finished_at', '?')} | "
+            f"{fmt(m.get('duration_s'))} |"
+        )
     lines.append("")
     ratio_lines: list[str] = []
     for n in names:
@@ -288,10 +314,23 @@ def build_report(cfg: ReportConfig) -> Path:
         rows = _comparison_rows(d.get("comparisons") or [])
         auto = _auto_ratio_rows(d.get("summary") or {})
         if rows:
-            ratio_lines += [f"**{n}**", "", "| comparison | peer | vs baseline | baseline | absolute |",
-                            "|---|---|---|---|---|", *rows, ""]
+            ratio_lines += [
+                f"**{n}**",
+                "",
+                "| comparison | peer | vs baseline | baseline | absolute |",
+                "|---|---|---|---|---|",
+                *rows,
+                "",
+            ]
         if auto:
-            ratio_lines += [f"**{n}** (ratios in its summary)", "", "| ratio | value |", "|---|---|", *auto, ""]
+            ratio_lines += [
+                f"**{n}** (ratios in its summary)",
+                "",
+                "| ratio | value |",
+                "|---|---|",
+                *auto,
+                "",
+            ]
     lines += ["## Ratios first", ""] + (ratio_lines or ["No suite reported a comparison yet.", ""])
     for n in names:
         if n in results:
@@ -310,13 +349,20 @@ def _machine_section(results: dict[str, dict]) -> list[str]:
         return []
     m = metas[-1]
     mach = m.get("machine") or {}
-    lines = ["## Machine and versions", "",
-             f"{fmt(mach.get('cpu_model'))}, {fmt(mach.get('cores'))} cores "
-             f"({fmt(mach.get('cores_usable'))} usable), {fmt(mach.get('memory_gib'))} GiB, {fmt(mach.get('os'))}; "
-             f"load average at start {fmt(mach.get('loadavg_at_start'))}.", ""]
+    lines = [
+        "## Machine and versions",
+        "",
+        f"{fmt(mach.get('cpu_model'))}, {fmt(mach.get('cores'))} cores "
+        f"({fmt(mach.get('cores_usable'))} usable), {fmt(mach.get('memory_gib'))} GiB, {fmt(mach.get('os'))}; "
+        f"load average at start {fmt(mach.get('loadavg_at_start'))}.",
+        "",
+    ]
     vers = m.get("versions") or {}
     lines += ["| package | version |", "|---|---|"] + [f"| {k} | {fmt(v)} |" for k, v in vers.items() if v]
     commits = {((x.get("git") or {}).get("commit") or "?")[:12] for x in metas}
     if len(commits) > 1:
-        lines += ["", f"Note: results come from {len(commits)} different commits: {', '.join(sorted(commits))}."]
+        lines += [
+            "",
+            f"Note: results come from {len(commits)} different commits: {', '.join(sorted(commits))}.",
+        ]
     return lines + [""]

@@ -1,6 +1,7 @@
 """Derives ``comparisons`` and ``plots`` for suites whose JSON does not declare them, from the
 structures those suites are known to write. A suite that declares its own keeps them; an adapter
 only fills what is absent, and one that does not recognise the data returns nothing."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -16,23 +17,47 @@ def _validator(data: dict) -> dict[str, list]:
     for size, row in results.items():
         if not isinstance(row, dict):
             continue
-        values = {methods[k]: row[k]["us_per_doc"] for k in methods
-                  if isinstance(row.get(k), dict) and isinstance(row[k].get("us_per_doc"), (int, float))}
+        values = {
+            methods[k]: row[k]["us_per_doc"]
+            for k in methods
+            if isinstance(row.get(k), dict) and isinstance(row[k].get("us_per_doc"), (int, float))
+        }
         if methods["a"] not in values:
             continue
         label = f"{size} document ({row.get('bytes', '?')} bytes)"
-        comps.append({"name": f"validate one {label}", "metric": "us_per_doc", "unit": "µs",
-                      "baseline": methods["a"], "lower_is_better": True, "values": values})
+        comps.append(
+            {
+                "name": f"validate one {label}",
+                "metric": "us_per_doc",
+                "unit": "µs",
+                "baseline": methods["a"],
+                "lower_is_better": True,
+                "values": values,
+            }
+        )
         bars[label] = values
-    plots = [{"kind": "bar", "title": "validation cost per document", "ylabel": "µs per document (log)",
-              "logy": True, "series": bars}] if bars else []
+    plots = (
+        [
+            {
+                "kind": "bar",
+                "title": "validation cost per document",
+                "ylabel": "µs per document (log)",
+                "logy": True,
+                "series": bars,
+            }
+        ]
+        if bars
+        else []
+    )
     return {"comparisons": comps, "plots": plots}
 
 
 def _maes(rows: Any) -> dict[str, float]:
     if not isinstance(rows, dict):
         return {}
-    return {k: v["mae"] for k, v in rows.items() if isinstance(v, dict) and isinstance(v.get("mae"), (int, float))}
+    return {
+        k: v["mae"] for k, v in rows.items() if isinstance(v, dict) and isinstance(v.get("mae"), (int, float))
+    }
 
 
 def _find_error_samples(x: Any, path: str = "") -> dict[str, list]:
@@ -52,37 +77,85 @@ def _estimator(data: dict) -> dict[str, list]:
     comps: list[dict] = []
     acc = data.get("accuracy") or {}
     bars: dict[str, dict[str, float]] = {}
-    for key, title in (("conv", "Azure conversation trace, output tokens (70/30 time split)"),
-                       ("agent", "synthetic agent traces, output tokens")):
+    for key, title in (
+        ("conv", "Azure conversation trace, output tokens (70/30 time split)"),
+        ("agent", "synthetic agent traces, output tokens"),
+    ):
         maes = _maes((acc.get(key) or {}).get("output_tokens"))
         if "global_median" in maes:
-            comps.append({"name": f"MAE, {title}", "metric": "mae", "unit": "tokens", "baseline": "global_median",
-                          "lower_is_better": True, "values": maes})
+            comps.append(
+                {
+                    "name": f"MAE, {title}",
+                    "metric": "mae",
+                    "unit": "tokens",
+                    "baseline": "global_median",
+                    "lower_is_better": True,
+                    "values": maes,
+                }
+            )
             bars[key] = maes
-    for key, sub, title in (("conv", "online", "online correction, conversation trace, second half"),
-                            ("agent", "online_drift", "online correction under drift, agent traces, second half")):
+    for key, sub, title in (
+        ("conv", "online", "online correction, conversation trace, second half"),
+        ("agent", "online_drift", "online correction under drift, agent traces, second half"),
+    ):
         maes = _maes(((acc.get(key) or {}).get(sub) or {}).get("second_half"))
         if {"static", "online"} <= maes.keys():
-            comps.append({"name": f"MAE, {title}", "metric": "mae", "unit": "tokens", "baseline": "static",
-                          "lower_is_better": True, "values": maes})
+            comps.append(
+                {
+                    "name": f"MAE, {title}",
+                    "metric": "mae",
+                    "unit": "tokens",
+                    "baseline": "static",
+                    "lower_is_better": True,
+                    "values": maes,
+                }
+            )
     lat = data.get("latency") or {}
-    for key, title in (("single_row_us", "predict one row"), ("batch_1024_per_row_us", "predict per row, batch of 1024")):
+    for key, title in (
+        ("single_row_us", "predict one row"),
+        ("batch_1024_per_row_us", "predict per row, batch of 1024"),
+    ):
         vals = lat.get(key)
         if isinstance(vals, dict) and "xgboost_inplace_predict" in vals:
-            comps.append({"name": title, "metric": "us", "unit": "µs", "baseline": "xgboost_inplace_predict",
-                          "lower_is_better": True, "values": vals})
+            comps.append(
+                {
+                    "name": title,
+                    "metric": "us",
+                    "unit": "µs",
+                    "baseline": "xgboost_inplace_predict",
+                    "lower_is_better": True,
+                    "values": vals,
+                }
+            )
     plots: list[dict] = []
     if bars:
-        plots.append({"kind": "bar", "title": "output-token MAE by method", "ylabel": "MAE (tokens)", "series": bars})
+        plots.append(
+            {"kind": "bar", "title": "output-token MAE by method", "ylabel": "MAE (tokens)", "series": bars}
+        )
     samples = _find_error_samples(acc)
     if samples:
-        plots.append({"kind": "hist", "title": "estimator error (predicted − actual tokens)",
-                      "xlabel": "tokens", "series": samples})
+        plots.append(
+            {
+                "kind": "hist",
+                "title": "estimator error (predicted − actual tokens)",
+                "xlabel": "tokens",
+                "series": samples,
+            }
+        )
     return {"comparisons": comps, "plots": plots}
 
 
-PLAN_COLUMNS = ("plans_per_s", "p50_ms", "p99_ms", "forward_passes_per_plan", "generated_tokens_per_plan",
-                "jump_forward_tokens_per_plan", "valid_rate", "accuracy", "n")
+PLAN_COLUMNS = (
+    "plans_per_s",
+    "p50_ms",
+    "p99_ms",
+    "forward_passes_per_plan",
+    "generated_tokens_per_plan",
+    "jump_forward_tokens_per_plan",
+    "valid_rate",
+    "accuracy",
+    "n",
+)
 
 
 def _plan(data: dict) -> dict[str, list]:
@@ -91,7 +164,9 @@ def _plan(data: dict) -> dict[str, list]:
     if not isinstance(configs, dict) or not configs:
         return {}
     cfgs = {k: v for k, v in configs.items() if isinstance(v, dict)}
-    base = next((b for b in ("hf_generate_unconstrained_b1", "vllm_cpu_b1", "cpu_nojf_b1") if b in cfgs), None)
+    base = next(
+        (b for b in ("hf_generate_unconstrained_b1", "vllm_cpu_b1", "cpu_nojf_b1") if b in cfgs), None
+    )
     comps: list[dict] = []
 
     def pick(metric: str) -> dict[str, float]:
@@ -101,20 +176,49 @@ def _plan(data: dict) -> dict[str, list]:
         for metric, unit, lower in (("plans_per_s", "plans/s", False), ("p99_ms", "ms", True)):
             vals = pick(metric)
             if base in vals:
-                comps.append({"name": f"plan model {metric}", "metric": metric, "unit": unit, "baseline": base,
-                              "lower_is_better": lower, "values": vals})
+                comps.append(
+                    {
+                        "name": f"plan model {metric}",
+                        "metric": metric,
+                        "unit": unit,
+                        "baseline": base,
+                        "lower_is_better": lower,
+                        "values": vals,
+                    }
+                )
     fwd = pick("forward_passes_per_plan")
     if "cpu_nojf_b1" in fwd:
-        comps.append({"name": "forward passes per plan (jump-forward)", "metric": "forward_passes_per_plan",
-                      "unit": "", "baseline": "cpu_nojf_b1", "lower_is_better": True, "values": fwd})
-    table = {"title": f"plan engines on {data.get('checkpoint', '?')} checkpoint, {data.get('requests', '?')} "
-                      "held-out requests (per-plan latency = latency of its batch)",
-             "columns": ["config", *PLAN_COLUMNS],
-             "rows": [[k, *(v.get(c) for c in PLAN_COLUMNS)] for k, v in cfgs.items()]}
-    plots = [{"kind": "bar", "title": "plans per second by engine configuration", "ylabel": "plans/s",
-              "series": {"plans/s": pick("plans_per_s")}},
-             {"kind": "bar", "title": "plan latency by engine configuration", "ylabel": "ms (log)", "logy": True,
-              "series": {k: {"P50": v.get("p50_ms"), "P99": v.get("p99_ms")} for k, v in cfgs.items()}}]
+        comps.append(
+            {
+                "name": "forward passes per plan (jump-forward)",
+                "metric": "forward_passes_per_plan",
+                "unit": "",
+                "baseline": "cpu_nojf_b1",
+                "lower_is_better": True,
+                "values": fwd,
+            }
+        )
+    table = {
+        "title": f"plan engines on {data.get('checkpoint', '?')} checkpoint, {data.get('requests', '?')} "
+        "held-out requests (per-plan latency = latency of its batch)",
+        "columns": ["config", *PLAN_COLUMNS],
+        "rows": [[k, *(v.get(c) for c in PLAN_COLUMNS)] for k, v in cfgs.items()],
+    }
+    plots = [
+        {
+            "kind": "bar",
+            "title": "plans per second by engine configuration",
+            "ylabel": "plans/s",
+            "series": {"plans/s": pick("plans_per_s")},
+        },
+        {
+            "kind": "bar",
+            "title": "plan latency by engine configuration",
+            "ylabel": "ms (log)",
+            "logy": True,
+            "series": {k: {"P50": v.get("p50_ms"), "P99": v.get("p99_ms")} for k, v in cfgs.items()},
+        },
+    ]
     return {"comparisons": comps, "tables": [table], "plots": plots}
 
 
@@ -131,13 +235,24 @@ def _router(data: dict) -> dict[str, list]:
                 delay[f"{size} {q.upper()}"] = vals
     plots = []
     if delay:
-        plots.append({"kind": "bar", "title": "queueing delay by limiter (trace replay)", "ylabel": "seconds (log)",
-                      "logy": True, "series": delay})
+        plots.append(
+            {
+                "kind": "bar",
+                "title": "queueing delay by limiter (trace replay)",
+                "ylabel": "seconds (log)",
+                "logy": True,
+                "series": delay,
+            }
+        )
     return {"plots": plots}
 
 
-ADAPTERS: dict[str, Callable[[dict], dict[str, list]]] = {"validator": _validator, "estimator": _estimator,
-                                                         "plan": _plan, "router": _router}
+ADAPTERS: dict[str, Callable[[dict], dict[str, list]]] = {
+    "validator": _validator,
+    "estimator": _estimator,
+    "plan": _plan,
+    "router": _router,
+}
 
 
 def derive(name: str, data: dict[str, Any]) -> dict[str, list]:

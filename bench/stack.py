@@ -4,6 +4,7 @@
 (any status below 500), and on exit terminates it (then kills it after a grace period). Output
 goes to a log file whose tail is quoted if the service dies or never becomes ready.
 """
+
 from __future__ import annotations
 
 import os
@@ -54,31 +55,42 @@ class Service:
         except OSError:
             return ""
 
-    def start(self) -> "Service":
+    def start(self) -> Service:
         fd, log = tempfile.mkstemp(prefix=f"bench-{self.name}-", suffix=".log")
         self.log_path = Path(log)
         cmd = [sys.executable, *[a.replace("{port}", str(self.port)) for a in self.args]]
         with os.fdopen(fd, "wb") as out:
-            self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                         env={**os.environ, **self.env}, start_new_session=True)
+            self.proc = subprocess.Popen(
+                cmd,
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, **self.env},
+                start_new_session=True,
+            )
         deadline = time.monotonic() + self.ready_timeout_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise ServiceError(f"{self.name} exited with code {self.proc.returncode} before it was ready:\n"
-                                   f"{self.log_tail()}")
+                raise ServiceError(
+                    f"{self.name} exited with code {self.proc.returncode} before it was ready:\n"
+                    f"{self.log_tail()}"
+                )
             try:
                 r = httpx.get(self.base_url + self.health_path, timeout=1.0)
                 if r.status_code == 200 or (r.status_code < 500 and not self.require_200):
                     return self
                 if self.require_200 and "failed" in r.text:
                     self.stop()
-                    raise ServiceError(f"{self.name} reported a failed readiness check: {r.text[:500]}\n"
-                                       f"{self.log_tail()}")
+                    raise ServiceError(
+                        f"{self.name} reported a failed readiness check: {r.text[:500]}\n{self.log_tail()}"
+                    )
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
         self.stop()
-        raise ServiceError(f"{self.name} was not ready within {self.ready_timeout_s:.0f} s:\n{self.log_tail()}")
+        raise ServiceError(
+            f"{self.name} was not ready within {self.ready_timeout_s:.0f} s:\n{self.log_tail()}"
+        )
 
     def stop(self, grace_s: float = 10.0) -> None:
         if self.proc is None or self.proc.poll() is not None:
@@ -100,7 +112,7 @@ class Service:
         except (OSError, IndexError, ValueError):
             return None
 
-    def __enter__(self) -> "Service":
+    def __enter__(self) -> Service:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

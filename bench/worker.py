@@ -6,6 +6,7 @@ or returned something that is not a result (the reason is printed on stderr), 3 
 module. A separate process keeps a crashing or hanging suite from taking the runner down and lets
 the runner enforce a timeout.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,7 +27,11 @@ def extend_suite_path() -> list[str]:
     suites, e.g. a user's own or the runner's tests); returns the folders added."""
     import bench.suites
 
-    added = [d for d in os.environ.get(SUITES_PATH_ENV, "").split(os.pathsep) if d and d not in bench.suites.__path__]
+    added = [
+        d
+        for d in os.environ.get(SUITES_PATH_ENV, "").split(os.pathsep)
+        if d and d not in bench.suites.__path__
+    ]
     bench.suites.__path__.extend(added)
     return added
 
@@ -56,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_MISSING
         traceback.print_exc()
         return EXIT_FAILED
-    except Exception:  # noqa: BLE001 - any import error is a failed suite, reported with its traceback
+    except Exception:
         traceback.print_exc()
         return EXIT_FAILED
     run = getattr(module, "run", None)
@@ -66,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = check_result(args.name, run(quick=args.quick))
         write_json(args.out, result)
-    except Exception:  # noqa: BLE001 - the runner records the traceback tail as the failure reason
+    except Exception:
         traceback.print_exc()
         return EXIT_FAILED
     return EXIT_OK

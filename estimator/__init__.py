@@ -6,6 +6,7 @@
 ...                  "messages": [{"role": "user", "content": "Where is order 42?"}]})
 >>> e.output_tokens, e.total_tokens, e.seconds  # doctest: +SKIP
 """
+
 from estimator.default import default_estimator
 from estimator.features import TASK_TYPES, FeatureError, FeatureSpec
 from estimator.model import Estimate, LatencyConfig, NotFittedError, TokenEstimator

@@ -5,6 +5,7 @@ It was trained by ``python -m estimator.train_default`` on the synthetic agent g
 (:mod:`estimator.data.synthetic`; the router's default model names), so it needs no training
 step at first use. Retrain it on your own traffic with ``TokenEstimator.fit`` and ``save``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

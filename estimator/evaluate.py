@@ -6,6 +6,7 @@ same code in the same run; then replays the test part through ``observe()`` (an 
 known ``lag_s`` after its request arrived) and compares the second half of the test period with
 and without online correction. ``--agent N`` adds the same report on synthetic agent traces.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,7 +38,11 @@ EVAL_ONLINE = OnlineConfig(background=False, refit_every=1000)
 
 
 def replay(
-    est: TokenEstimator, X: np.ndarray, y: np.ndarray, t: np.ndarray, lag_s: float,
+    est: TokenEstimator,
+    X: np.ndarray,
+    y: np.ndarray,
+    t: np.ndarray,
+    lag_s: float,
     seconds: np.ndarray | None = None,
 ) -> np.ndarray:
     """Serve each request in time order, feeding back actuals once ``lag_s`` has passed.
@@ -167,9 +172,7 @@ def evaluate_agent(
 def _fmt_table(title: str, rows: dict[str, dict[str, float]]) -> str:
     lines = [title, f"{'method':<16}{'MAE':>9}{'median':>9}{'p90':>9}{'bias':>9}"]
     for name, m in rows.items():
-        lines.append(
-            f"{name:<16}{m['mae']:>9.1f}{m['median_ae']:>9.1f}{m['p90_ae']:>9.1f}{m['bias']:>9.1f}"
-        )
+        lines.append(f"{name:<16}{m['mae']:>9.1f}{m['median_ae']:>9.1f}{m['p90_ae']:>9.1f}{m['bias']:>9.1f}")
     return "\n".join(lines)
 
 
@@ -198,7 +201,9 @@ def main(argv: list[str] | None = None) -> int:
         print(_fmt_table("agent traces: total tokens", report["agent"]["total_tokens"]))
     if a.json_out:
         Path(a.json_out).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json_out).write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
+        Path(a.json_out).write_bytes(
+            orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
+        )
         print(f"wrote {a.json_out}")
     return 0
 

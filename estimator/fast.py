@@ -1,4 +1,5 @@
 """Single-row tree evaluation: the Rust ``TreeEnsemble`` reading the XGBoost JSON model."""
+
 from __future__ import annotations
 
 from rust_validator._native import TreeEnsemble

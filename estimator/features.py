@@ -29,11 +29,13 @@ A spec may add *extra* numeric features (for example the trace features ``hour``
 ``rate_60s`` of :mod:`estimator.data.azure`); they are read from the request's ``hints`` dict
 (or the request itself) by name and are NaN when absent.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 
@@ -83,7 +85,7 @@ class FeatureSpec:
         return {"names": list(self.names), "models": list(self.models)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "FeatureSpec":
+    def from_json(cls, data: dict[str, Any]) -> FeatureSpec:
         return cls(names=tuple(data["names"]), models=tuple(data.get("models", ())))
 
 
@@ -137,9 +139,7 @@ def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return " ".join(
-            str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content
-        )
+        return " ".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
     return orjson.dumps(content, default=str).decode()
 
 
@@ -191,9 +191,7 @@ class FeatureExtractor:
         tool_chars = sum(
             len(v) if isinstance(v, str) else len(orjson.dumps(v, default=str)) for v in tool_values
         )
-        history = sum(
-            1 for m in messages[: max(last_user_idx, 0)] if m.get("role") in ("user", "assistant")
-        )
+        history = sum(1 for m in messages[: max(last_user_idx, 0)] if m.get("role") in ("user", "assistant"))
         task = request.get("task_type")
         model = request.get("model")
         models = self.spec.models

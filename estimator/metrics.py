@@ -1,4 +1,5 @@
 """Error metrics and baselines, shared by the evaluation CLI, the benchmark and the tests."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -26,9 +27,7 @@ def global_median(y_train: np.ndarray, n_test: int) -> np.ndarray:
     return np.full(n_test, float(np.median(y_train)))
 
 
-def decile_median(
-    prompt_train: np.ndarray, y_train: np.ndarray, prompt_test: np.ndarray
-) -> np.ndarray:
+def decile_median(prompt_train: np.ndarray, y_train: np.ndarray, prompt_test: np.ndarray) -> np.ndarray:
     """Baseline: median output of the request's input-length decile (deciles of training)."""
     edges = np.quantile(prompt_train, np.linspace(0, 1, 11)[1:-1])
     d_train = np.searchsorted(edges, prompt_train, side="right")

@@ -10,14 +10,16 @@ Targets (each an XGBoost hist booster, evaluated per row by the Rust ``TreeEnsem
 * ``seconds`` — request latency when records carry it; otherwise a throughput formula
   (:class:`LatencyConfig`).
 """
+
 from __future__ import annotations
 
 import gzip
 import math
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
 import orjson
@@ -173,9 +175,7 @@ class TokenEstimator:
         return Estimate(out, total, max(0.0, sec), prompt, p90)
 
     # ---- online -----------------------------------------------------------------------
-    def observe(
-        self, features: Any, actual_tokens: float, actual_seconds: float | None = None
-    ) -> Estimate:
+    def observe(self, features: Any, actual_tokens: float, actual_seconds: float | None = None) -> Estimate:
         """Record what a request really cost; returns the estimate it was scored against.
 
         Updates the per-(model, task type) residual correction at once, the live MAE/bias,
@@ -288,7 +288,7 @@ class TokenEstimator:
             raise ValueError("fit() needs at least one record")
         return (np.asarray(rows, np.float64), np.asarray(out), np.asarray(tot), np.asarray(sec))
 
-    def fit(self, records: Iterable[dict[str, Any]]) -> "TokenEstimator":
+    def fit(self, records: Iterable[dict[str, Any]]) -> TokenEstimator:
         """Train on records ``{"request"|"features", "output_tokens", ["total_tokens"],
         ["seconds"]}``; replaces the models and resets online state."""
         X, y_out, y_tot, y_sec = self.rows_and_targets(records)
@@ -300,7 +300,7 @@ class TokenEstimator:
         y_out: np.ndarray,
         y_total: np.ndarray | None = None,
         y_seconds: np.ndarray | None = None,
-    ) -> "TokenEstimator":
+    ) -> TokenEstimator:
         """Train from a feature matrix in spec order (NaN targets = not measured)."""
         cfg = self.cfg.train
         X = np.asarray(X, np.float64)
@@ -363,7 +363,7 @@ class TokenEstimator:
     @classmethod
     def load(
         cls, directory: str | Path, count_tokens: Callable[[str], int] = approx_tokens
-    ) -> "TokenEstimator":
+    ) -> TokenEstimator:
         """Read a directory written by :meth:`save`."""
         d = Path(directory)
         try:
@@ -396,4 +396,3 @@ class TokenEstimator:
         est._corr_out = ResidualCorrector.from_json(corr.get("output", []), *args)
         est._corr_sec = ResidualCorrector.from_json(corr.get("seconds", []), *args)
         return est
-

@@ -6,13 +6,14 @@
 * :class:`LiveStats` keeps MAE and bias of the estimates that were actually served (over a
   bounded window and since start), so a bad estimator is visible in ``stats()``.
 """
+
 from __future__ import annotations
 
 import math
 import threading
 from collections import deque
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Hashable
 
 
 @dataclass
@@ -135,15 +136,13 @@ class ResidualCorrector:
     @classmethod
     def from_json(
         cls, data: list[list], alpha: float, warmup: int, kind: str = "median", guard: bool = True
-    ) -> "ResidualCorrector":
+    ) -> ResidualCorrector:
         c = cls(alpha, warmup, kind, guard)
         for k, value, n, *rest in data:
             key = tuple(k) if isinstance(k, list) else k
             scale, err_raw, err_corr = (list(map(float, rest)) + [0.0, 0.0, 0.0])[:3]
             # Restored keys are past warm-up: their value is kept, not recomputed.
-            c._state[key] = _Track(
-                float(value), scale, max(int(n), c.warmup + 1), [], err_raw, err_corr
-            )
+            c._state[key] = _Track(float(value), scale, max(int(n), c.warmup + 1), [], err_raw, err_corr)
         return c
 
 

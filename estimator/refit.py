@@ -5,6 +5,7 @@ the original training rows (``keep_training``), so a refit adapts to drift witho
 regions of feature space that recent traffic did not visit. Recent rows weigh ``recent_weight``
 times a kept training row.
 """
+
 from __future__ import annotations
 
 import threading

@@ -1,10 +1,11 @@
 """Prompt-token counting: the target model's tokenizer when given, else a fast approximation."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable
 
-_PUNCT = b'{}[]":,.;!?()<>=/\\-_\'`*#@$%&+|~^\n\t'
+_PUNCT = b"{}[]\":,.;!?()<>=/\\-_'`*#@$%&+|~^\n\t"
 
 
 def approx_tokens(text: str) -> int:

@@ -1,4 +1,5 @@
 """XGBoost training of the estimator's targets (hist trees; quantile objective for p90)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

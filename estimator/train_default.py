@@ -1,4 +1,5 @@
 """Train and write the committed default model: ``python -m estimator.train_default``."""
+
 from __future__ import annotations
 
 import argparse

@@ -6,6 +6,7 @@
 >>> d.model, d.admitted
 ('gpt-4o-mini', True)
 """
+
 from router.bucket import Admission, Bucket, BucketConfig, LocalBucket
 from router.config import RouterConfig, build_router
 from router.cooldown import CooldownConfig, Cooldowns
@@ -17,10 +18,35 @@ from router.profile import ModelProfile, ProfileError, load_profiles
 from router.redis_bucket import RedisBucket, RedisBucketConfig, RedisConnections
 
 __all__ = [
-    "AUTO_MODELS", "Admission", "Bucket", "BucketConfig", "CheapestPolicy", "ContextTooLarge", "CooldownConfig",
-    "Cooldowns", "Decision", "DefaultPolicy", "Estimate", "Estimator", "HeuristicEstimator", "InvalidRequest",
-    "LocalBucket", "ModelProfile", "POLICIES", "Policy", "ProfileError", "RedisBucket", "RedisBucketConfig",
+    "AUTO_MODELS",
+    "POLICIES",
+    "Admission",
+    "Bucket",
+    "BucketConfig",
+    "CheapestPolicy",
+    "ContextTooLarge",
+    "CooldownConfig",
+    "Cooldowns",
+    "Decision",
+    "DefaultPolicy",
+    "Estimate",
+    "Estimator",
+    "HeuristicEstimator",
+    "InvalidRequest",
+    "LocalBucket",
+    "ModelProfile",
+    "Policy",
+    "ProfileError",
+    "RedisBucket",
+    "RedisBucketConfig",
     "RedisConnections",
-    "RouteContext", "Router", "RouterConfig", "RouterError", "StrongestPolicy", "UnknownModel", "build_router",
-    "default_estimator", "load_profiles",
+    "RouteContext",
+    "Router",
+    "RouterConfig",
+    "RouterError",
+    "StrongestPolicy",
+    "UnknownModel",
+    "build_router",
+    "default_estimator",
+    "load_profiles",
 ]

@@ -6,6 +6,7 @@ takes the cost (``ok=True``) or says how long to wait until it would fit (``wait
 ``settle`` refunds or charges the difference once the actual cost is known, so the level may
 go below zero (debt) after an under-estimate and later admissions wait for it to be repaid.
 """
+
 from __future__ import annotations
 
 import math
@@ -74,8 +75,14 @@ def _check_cost(cost: float) -> float:
 class LocalBucket:
     """In-process bucket; thread-safe (one lock) and asyncio-safe (never awaits under the lock)."""
 
-    def __init__(self, config: BucketConfig, *, tenant: str = "default", backend: str = "local",
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        config: BucketConfig,
+        *,
+        tenant: str = "default",
+        backend: str = "local",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.config = config
         self.tenant = tenant
         self._backend = backend

@@ -1,4 +1,5 @@
 """Typed router configuration and the one function that assembles a :class:`Router` from it."""
+
 from __future__ import annotations
 
 import os
@@ -31,7 +32,7 @@ class RouterConfig:
     max_attempts: int = 3  # gateway: first choice + fallbacks
 
     @classmethod
-    def from_env(cls, **overrides) -> "RouterConfig":
+    def from_env(cls, **overrides) -> RouterConfig:
         """Defaults, then ``TAO_ROUTER_*`` variables, then explicit non-None overrides.
 
         TAO_ROUTER_CONFIG (profiles file), TAO_REDIS_URL, TAO_ROUTER_CAPACITY (token*s, "none"
@@ -45,11 +46,14 @@ class RouterConfig:
         cap = env.get("TAO_ROUTER_CAPACITY")
         if cap:
             cfg.capacity_token_s = None if cap.lower() == "none" else float(cap)
-        for name, key, conv in (("window_s", "TAO_ROUTER_WINDOW_S", float), ("replicas", "TAO_ROUTER_REPLICAS", int),
-                                ("policy", "TAO_ROUTER_POLICY", str),
-                                ("latency_bound_s", "TAO_ROUTER_LATENCY_BOUND_S", float),
-                                ("upstream_timeout_s", "TAO_UPSTREAM_TIMEOUT_S", float),
-                                ("max_attempts", "TAO_ROUTER_MAX_ATTEMPTS", int)):
+        for name, key, conv in (
+            ("window_s", "TAO_ROUTER_WINDOW_S", float),
+            ("replicas", "TAO_ROUTER_REPLICAS", int),
+            ("policy", "TAO_ROUTER_POLICY", str),
+            ("latency_bound_s", "TAO_ROUTER_LATENCY_BOUND_S", float),
+            ("upstream_timeout_s", "TAO_UPSTREAM_TIMEOUT_S", float),
+            ("max_attempts", "TAO_ROUTER_MAX_ATTEMPTS", int),
+        ):
             if env.get(key):
                 setattr(cfg, name, conv(env[key]))
         if env.get("TAO_ROUTER_PER_TENANT"):
@@ -75,8 +79,17 @@ def build_router(config: RouterConfig | None = None, *, estimator: Estimator | N
             def factory(tenant: str) -> Bucket:
                 return RedisBucket(bcfg, rcfg, tenant=tenant, connections=conns)
         else:
+
             def factory(tenant: str) -> Bucket:
                 return LocalBucket(bcfg, tenant=tenant)
-    return Router(load_profiles(cfg.profiles_path), estimator=estimator, policy=POLICIES[cfg.policy](),
-                  bucket_factory=factory, per_tenant=cfg.per_tenant, cooldowns=Cooldowns(cfg.cooldown),
-                  latency_bound_s=cfg.latency_bound_s, resources=resources)
+
+    return Router(
+        load_profiles(cfg.profiles_path),
+        estimator=estimator,
+        policy=POLICIES[cfg.policy](),
+        bucket_factory=factory,
+        per_tenant=cfg.per_tenant,
+        cooldowns=Cooldowns(cfg.cooldown),
+        latency_bound_s=cfg.latency_bound_s,
+        resources=resources,
+    )

@@ -1,4 +1,5 @@
 """Per-model cooldown after upstream failures (429, 5xx, timeouts, connection errors)."""
+
 from __future__ import annotations
 
 import threading
@@ -18,7 +19,9 @@ class CooldownConfig:
 
 
 class Cooldowns:
-    def __init__(self, config: CooldownConfig | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, config: CooldownConfig | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.config = config or CooldownConfig()
         self._clock = clock
         self._until: dict[str, float] = {}

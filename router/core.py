@@ -1,4 +1,5 @@
 """The router: estimate → pick a model (policy, context fit, cooldowns) → token-second admission."""
+
 from __future__ import annotations
 
 import math
@@ -67,7 +68,9 @@ def _validate(request: Any) -> None:
     if model is not None and not isinstance(model, str):
         raise InvalidRequest("'model' must be a string", field="/model")
     bound = request.get("max_latency_s")
-    if bound is not None and (isinstance(bound, bool) or not isinstance(bound, (int, float)) or not bound > 0):
+    if bound is not None and (
+        isinstance(bound, bool) or not isinstance(bound, (int, float)) or not bound > 0
+    ):
         raise InvalidRequest("'max_latency_s' must be a positive number", field="/max_latency_s")
     task = request.get("task_type")
     if task is not None and not isinstance(task, str):
@@ -82,10 +85,18 @@ class Router:
     ``resources`` (e.g. shared Redis connections) are closed by :meth:`aclose` with the buckets.
     """
 
-    def __init__(self, profiles: Iterable[ModelProfile], *, estimator: Estimator | None = None,
-                 policy: Policy | None = None, bucket_factory: Callable[[str], Bucket] | None = None,
-                 per_tenant: bool = False, cooldowns: Cooldowns | None = None,
-                 latency_bound_s: float | None = None, resources: Iterable[Any] = ()) -> None:
+    def __init__(
+        self,
+        profiles: Iterable[ModelProfile],
+        *,
+        estimator: Estimator | None = None,
+        policy: Policy | None = None,
+        bucket_factory: Callable[[str], Bucket] | None = None,
+        per_tenant: bool = False,
+        cooldowns: Cooldowns | None = None,
+        latency_bound_s: float | None = None,
+        resources: Iterable[Any] = (),
+    ) -> None:
         self.profiles = {p.name: p for p in profiles}
         if not self.profiles:
             raise ValueError("router needs at least one model profile")
@@ -150,45 +161,89 @@ class Router:
         task = request.get("task_type")
         if not isinstance(task, str) or not task:
             task = feats.get("task_type") if isinstance(feats.get("task_type"), str) else "chat"
-        ctx = RouteContext(request, task,
-                           inp, out, self._routable, float(bound) if bound is not None else None)
+        ctx = RouteContext(
+            request, task, inp, out, self._routable, float(bound) if bound is not None else None
+        )
         ranked, reason = self._candidates(request, ctx)
-        fitting = [p for p in ranked if inp <= p.max_input_tokens and max(out, max_out) <= p.max_output_tokens]
+        fitting = [
+            p for p in ranked if inp <= p.max_input_tokens and max(out, max_out) <= p.max_output_tokens
+        ]
         if not fitting:
             biggest = max(p.max_input_tokens for p in ranked) if ranked else 0
-            raise ContextTooLarge(f"about {int(inp)} input + {int(max(out, max_out))} output tokens fit no "
-                                  f"candidate model (largest input window {biggest})", field="/messages")
+            raise ContextTooLarge(
+                f"about {int(inp)} input + {int(max(out, max_out))} output tokens fit no "
+                f"candidate model (largest input window {biggest})",
+                field="/messages",
+            )
         excl = set(exclude)
         usable = [p for p in fitting if p.name not in excl and self.cooldowns.remaining(p.name) <= 0]
         if not usable:
             waits = [self.cooldowns.remaining(p.name) for p in fitting if p.name not in excl]
-            return _Plan(None, (), feats, inp, out, 0.0, "all fitting models are cooling down or failed",
-                         min(waits) if waits else math.inf)
+            return _Plan(
+                None,
+                (),
+                feats,
+                inp,
+                out,
+                0.0,
+                "all fitting models are cooling down or failed",
+                min(waits) if waits else math.inf,
+            )
         chosen = usable[0]
-        return _Plan(chosen, tuple(p.name for p in usable[1:]), feats, inp, out,
-                     chosen.predict_seconds(out), reason)
+        return _Plan(
+            chosen, tuple(p.name for p in usable[1:]), feats, inp, out, chosen.predict_seconds(out), reason
+        )
 
     def _decision(self, plan: _Plan, tenant: str, adm: Admission | None, cost: float) -> Decision:
         p = plan.profile
         if p is None:
-            return Decision(None, plan.input_tokens + plan.output_tokens, 0.0, 0.0, False, plan.cooldown_wait,
-                            plan.reason, plan.input_tokens, plan.output_tokens, 0.0, tenant, "", (), plan.features)
+            return Decision(
+                None,
+                plan.input_tokens + plan.output_tokens,
+                0.0,
+                0.0,
+                False,
+                plan.cooldown_wait,
+                plan.reason,
+                plan.input_tokens,
+                plan.output_tokens,
+                0.0,
+                tenant,
+                "",
+                (),
+                plan.features,
+            )
         ok = adm is None or adm.ok
         ADMISSIONS.labels("admitted" if ok else "rejected").inc()
         if ok:
             ROUTED.labels(p.name).inc()
         reason = plan.reason if ok else f"{plan.reason}; token-second bucket full"
-        return Decision(p.name, plan.input_tokens + plan.output_tokens, plan.seconds,
-                        p.cost_usd(plan.input_tokens, plan.output_tokens), ok,
-                        0.0 if ok else adm.wait_s, reason, plan.input_tokens, plan.output_tokens, cost,
-                        tenant, p.endpoint, plan.fallbacks, plan.features, adm)
+        return Decision(
+            p.name,
+            plan.input_tokens + plan.output_tokens,
+            plan.seconds,
+            p.cost_usd(plan.input_tokens, plan.output_tokens),
+            ok,
+            0.0 if ok else adm.wait_s,
+            reason,
+            plan.input_tokens,
+            plan.output_tokens,
+            cost,
+            tenant,
+            p.endpoint,
+            plan.fallbacks,
+            plan.features,
+            adm,
+        )
 
     def _cost(self, plan: _Plan, bucket: Bucket) -> float:
         cost = (plan.input_tokens + plan.output_tokens) * plan.seconds
         return min(cost, bucket.config.capacity)  # a job bigger than the bucket waits for a full one
 
     # ----- public API ----------------------------------------------------------------------
-    def route(self, request: dict[str, Any], *, tenant: str = "default", exclude: Iterable[str] = ()) -> Decision:
+    def route(
+        self, request: dict[str, Any], *, tenant: str = "default", exclude: Iterable[str] = ()
+    ) -> Decision:
         plan = self._plan(request, exclude)
         bucket = self.bucket(tenant)
         if plan.profile is None or bucket is None:
@@ -196,8 +251,9 @@ class Router:
         cost = self._cost(plan, bucket)
         return self._decision(plan, tenant, bucket.try_acquire(cost), cost)
 
-    async def aroute(self, request: dict[str, Any], *, tenant: str = "default",
-                     exclude: Iterable[str] = ()) -> Decision:
+    async def aroute(
+        self, request: dict[str, Any], *, tenant: str = "default", exclude: Iterable[str] = ()
+    ) -> Decision:
         plan = self._plan(request, exclude)
         bucket = self.bucket(tenant)
         if plan.profile is None or bucket is None:
@@ -205,28 +261,55 @@ class Router:
         cost = self._cost(plan, bucket)
         return self._decision(plan, tenant, await bucket.atry_acquire(cost), cost)
 
-    def _after(self, decision: Decision, actual_tokens: float, actual_seconds: float, status: str,
-               output_tokens: float | None, retry_after_s: float | None) -> float:
+    def _after(
+        self,
+        decision: Decision,
+        actual_tokens: float,
+        actual_seconds: float,
+        status: str,
+        output_tokens: float | None,
+        retry_after_s: float | None,
+    ) -> float:
         if decision.model is not None:
             if status == "ok":
                 self.cooldowns.ok(decision.model)
-                out = output_tokens if output_tokens is not None else max(0.0, actual_tokens - decision.input_tokens)
+                out = (
+                    output_tokens
+                    if output_tokens is not None
+                    else max(0.0, actual_tokens - decision.input_tokens)
+                )
                 self.estimator.observe(decision.features, out, actual_seconds)
             elif status in FAILURE_STATUSES:
                 self.cooldowns.fail(decision.model, retry_after_s)
                 UPSTREAM_ERRORS.labels(decision.model, status).inc()
         return max(0.0, float(actual_tokens)) * max(0.0, float(actual_seconds))
 
-    def record(self, decision: Decision, actual_tokens: float, actual_seconds: float, status: str = "ok", *,
-               output_tokens: float | None = None, retry_after_s: float | None = None) -> None:
+    def record(
+        self,
+        decision: Decision,
+        actual_tokens: float,
+        actual_seconds: float,
+        status: str = "ok",
+        *,
+        output_tokens: float | None = None,
+        retry_after_s: float | None = None,
+    ) -> None:
         """Feed the estimator (on success), update cooldowns (on 429/5xx/timeout) and settle the
         bucket with the actual cost ``actual_tokens × actual_seconds`` (total tokens)."""
         actual = self._after(decision, actual_tokens, actual_seconds, status, output_tokens, retry_after_s)
         if decision.admission is not None and decision.admission.ok:
             self.bucket(decision.tenant).settle(decision.admission, actual)
 
-    async def arecord(self, decision: Decision, actual_tokens: float, actual_seconds: float, status: str = "ok",
-                      *, output_tokens: float | None = None, retry_after_s: float | None = None) -> None:
+    async def arecord(
+        self,
+        decision: Decision,
+        actual_tokens: float,
+        actual_seconds: float,
+        status: str = "ok",
+        *,
+        output_tokens: float | None = None,
+        retry_after_s: float | None = None,
+    ) -> None:
         actual = self._after(decision, actual_tokens, actual_seconds, status, output_tokens, retry_after_s)
         if decision.admission is not None and decision.admission.ok:
             await self.bucket(decision.tenant).asettle(decision.admission, actual)

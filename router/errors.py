@@ -1,4 +1,5 @@
 """Typed router errors; the gateway turns each into a 4xx with the same ``type``."""
+
 from __future__ import annotations
 
 

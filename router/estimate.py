@@ -4,6 +4,7 @@ The trained estimator (``estimator.default_estimator()``, issue 6) satisfies the
 :class:`Estimator` protocol; :func:`default_estimator` uses it when it is installed and
 loadable, else :class:`HeuristicEstimator`.
 """
+
 from __future__ import annotations
 
 import logging
@@ -43,8 +44,14 @@ class Estimate:
 
 
 # Prior output lengths by task type (tokens); corrected online by observed/predicted ratios.
-_PRIOR_OUTPUT = {"tool_call": 60.0, "plan": 250.0, "planning": 900.0, "reasoning": 900.0,
-                 "summarize": 250.0, "chat": 200.0}
+_PRIOR_OUTPUT = {
+    "tool_call": 60.0,
+    "plan": 250.0,
+    "planning": 900.0,
+    "reasoning": 900.0,
+    "summarize": 250.0,
+    "chat": 200.0,
+}
 _DEFAULT_OUTPUT = 200.0
 
 
@@ -59,9 +66,19 @@ def _content_chars(content: Any) -> int:
 class HeuristicEstimator:
     """Chars/4 prompt tokens; per-task-type output prior with an online EWMA correction."""
 
-    def __init__(self, chars_per_token: float = 4.0, tokens_per_s: float = 50.0, ttft_s: float = 0.3,
-                 alpha: float = 0.05) -> None:
-        self.chars_per_token, self.tokens_per_s, self.ttft_s, self.alpha = chars_per_token, tokens_per_s, ttft_s, alpha
+    def __init__(
+        self,
+        chars_per_token: float = 4.0,
+        tokens_per_s: float = 50.0,
+        ttft_s: float = 0.3,
+        alpha: float = 0.05,
+    ) -> None:
+        self.chars_per_token, self.tokens_per_s, self.ttft_s, self.alpha = (
+            chars_per_token,
+            tokens_per_s,
+            ttft_s,
+            alpha,
+        )
         self._scale: dict[str, float] = {}
         self._lock = threading.Lock()
 

@@ -1,4 +1,5 @@
 """HTTP forwarding to OpenAI-compatible upstreams (pooled httpx client) and status classification."""
+
 from __future__ import annotations
 
 import os
@@ -55,8 +56,10 @@ class Forwarder:
         if self._client is None:
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.timeout_s, connect=min(5.0, self.timeout_s)),
-                limits=httpx.Limits(max_connections=512, max_keepalive_connections=128,
-                                    keepalive_expiry=self._keepalive))
+                limits=httpx.Limits(
+                    max_connections=512, max_keepalive_connections=128, keepalive_expiry=self._keepalive
+                ),
+            )
         return self._client
 
     @staticmethod
@@ -68,19 +71,30 @@ class Forwarder:
             h["x-request-id"] = request_id
         return h
 
-    async def send(self, profile: ModelProfile, body: dict[str, Any], *, stream: bool = False,
-                   request_id: str | None = None) -> UpstreamReply:
+    async def send(
+        self,
+        profile: ModelProfile,
+        body: dict[str, Any],
+        *,
+        stream: bool = False,
+        request_id: str | None = None,
+    ) -> UpstreamReply:
         url = profile.endpoint.rstrip("/") + "/chat/completions"
         t0 = time.perf_counter()
         client = self._http()
         try:
-            req = client.build_request("POST", url, content=orjson.dumps(body),
-                                       headers=self._headers(profile, request_id))
+            req = client.build_request(
+                "POST", url, content=orjson.dumps(body), headers=self._headers(profile, request_id)
+            )
             resp = await client.send(req, stream=stream)
         except httpx.TimeoutException as exc:
-            return UpstreamReply("timeout", 504, time.perf_counter() - t0, error=f"timeout: {type(exc).__name__}")
+            return UpstreamReply(
+                "timeout", 504, time.perf_counter() - t0, error=f"timeout: {type(exc).__name__}"
+            )
         except httpx.TransportError as exc:
-            return UpstreamReply("connect_error", 502, time.perf_counter() - t0, error=f"{type(exc).__name__}: {exc}")
+            return UpstreamReply(
+                "connect_error", 502, time.perf_counter() - t0, error=f"{type(exc).__name__}: {exc}"
+            )
         status = classify(resp.status_code)
         if stream and status == "ok":
             return UpstreamReply(status, resp.status_code, time.perf_counter() - t0, response=resp)
@@ -91,7 +105,9 @@ class Forwarder:
             return UpstreamReply("timeout", 504, time.perf_counter() - t0, error="timeout reading body")
         except httpx.TransportError as exc:
             await resp.aclose()
-            return UpstreamReply("connect_error", 502, time.perf_counter() - t0, error=f"{type(exc).__name__}")
+            return UpstreamReply(
+                "connect_error", 502, time.perf_counter() - t0, error=f"{type(exc).__name__}"
+            )
         finally:
             if stream:
                 await resp.aclose()

@@ -4,6 +4,7 @@ and over-admission trials (atomic Lua bucket vs a naive read-modify-write peer).
 Each client is a separate process with its own connection (like separate gateway replicas);
 the processes are started once (:class:`ClientPool`) and start every phase together on a barrier.
 """
+
 from __future__ import annotations
 
 import multiprocessing as mp
@@ -99,7 +100,7 @@ class ClientPool:
         self._pool.close()
         self._pool.join()
 
-    def __enter__(self) -> "ClientPool":
+    def __enter__(self) -> ClientPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -111,12 +112,18 @@ def redis_admissions_per_s(pool: ClientPool, url: str, seconds: float = 2.0) -> 
     res = pool.run(_throughput_task, [(url, "throughput", seconds)] * pool.clients)
     total = sum(r[0] for r in res)
     rate = sum(r[0] / r[1] for r in res)
-    return {"clients": pool.clients, "seconds": seconds, "admissions": total, "admissions_per_s": rate,
-            "any_degraded": any(r[2] for r in res)}
+    return {
+        "clients": pool.clients,
+        "seconds": seconds,
+        "admissions": total,
+        "admissions_per_s": rate,
+        "any_degraded": any(r[2] for r in res),
+    }
 
 
-def over_admission_trials(pool: ClientPool, url: str, kind: str, trials: int,
-                          cfg: TrialConfig = TrialConfig()) -> dict:
+def over_admission_trials(
+    pool: ClientPool, url: str, kind: str, trials: int, cfg: TrialConfig = TrialConfig()
+) -> dict:
     """``trials`` fresh buckets hammered by every client; a trial over-admits when the admitted sum
     exceeds capacity plus the refill over its duration."""
     over, worst = 0, 0.0
@@ -127,8 +134,14 @@ def over_admission_trials(pool: ClientPool, url: str, kind: str, trials: int,
         excess = sum(g[0] for g in got) - (cfg.capacity + elapsed * cfg.capacity / cfg.window_s + 1e-6)
         over += excess > 0
         worst = max(worst, excess)
-    return {"kind": kind, "trials": trials, "clients": pool.clients, "over_admitted_trials": over,
-            "worst_excess_token_s": round(max(worst, 0.0), 3), "capacity": cfg.capacity}
+    return {
+        "kind": kind,
+        "trials": trials,
+        "clients": pool.clients,
+        "over_admitted_trials": over,
+        "worst_excess_token_s": round(max(worst, 0.0), 3),
+        "capacity": cfg.capacity,
+    }
 
 
 def local_over_admission_trials(trials: int, threads: int = 8, cfg: TrialConfig = TrialConfig()) -> dict:

@@ -3,6 +3,7 @@
 The router then skips candidates that do not fit the context or are cooling down; the rest of
 the order is the fallback chain.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -78,4 +79,8 @@ class StrongestPolicy:
         return strongest_first(ctx), "strongest"
 
 
-POLICIES: dict[str, type] = {"default": DefaultPolicy, "cheapest": CheapestPolicy, "strongest": StrongestPolicy}
+POLICIES: dict[str, type] = {
+    "default": DefaultPolicy,
+    "cheapest": CheapestPolicy,
+    "strongest": StrongestPolicy,
+}

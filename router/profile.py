@@ -1,4 +1,5 @@
 """Model profiles: what the router knows about each upstream model, loaded from TOML or YAML."""
+
 from __future__ import annotations
 
 import os
@@ -39,7 +40,9 @@ class ModelProfile:
         if not self.name or not isinstance(self.name, str):
             raise ProfileError("profile needs a non-empty string 'name'")
         if not str(self.endpoint).startswith(("http://", "https://")):
-            raise ProfileError(f"profile {self.name!r}: endpoint must be an http(s) URL, got {self.endpoint!r}")
+            raise ProfileError(
+                f"profile {self.name!r}: endpoint must be an http(s) URL, got {self.endpoint!r}"
+            )
         for f in ("max_input_tokens", "max_output_tokens", "concurrency"):
             if int(getattr(self, f)) <= 0:
                 raise ProfileError(f"profile {self.name!r}: {f} must be > 0")

@@ -8,6 +8,7 @@ If Redis is unreachable the bucket degrades to a local bucket of ``capacity / re
 (``degraded`` property, ``tao_router_bucket_degraded`` gauge, one warning log) and tries
 Redis again every ``reconnect_interval_s``; the first successful call ends degraded mode.
 """
+
 from __future__ import annotations
 
 import logging
@@ -83,21 +84,27 @@ class RedisBucketConfig:
 
 
 def _client_kwargs(cfg: RedisBucketConfig) -> dict:
-    return dict(socket_timeout=cfg.socket_timeout_s, socket_connect_timeout=cfg.socket_timeout_s,
-                retry=Retry(NoBackoff(), 0), decode_responses=False)
+    return dict(
+        socket_timeout=cfg.socket_timeout_s,
+        socket_connect_timeout=cfg.socket_timeout_s,
+        retry=Retry(NoBackoff(), 0),
+        decode_responses=False,
+    )
 
 
 def _sync_client(cfg: RedisBucketConfig) -> redis.Redis:
     # Blocking pool: a burst of callers waits for a connection instead of failing (which would
     # look like an outage and wrongly switch to degraded mode).
-    pool = redis.BlockingConnectionPool.from_url(cfg.url, max_connections=cfg.max_connections,
-                                                 timeout=cfg.pool_wait_s, **_client_kwargs(cfg))
+    pool = redis.BlockingConnectionPool.from_url(
+        cfg.url, max_connections=cfg.max_connections, timeout=cfg.pool_wait_s, **_client_kwargs(cfg)
+    )
     return redis.Redis(connection_pool=pool)
 
 
 def _async_client(cfg: RedisBucketConfig) -> aredis.Redis:
-    pool = aredis.BlockingConnectionPool.from_url(cfg.url, max_connections=cfg.max_connections,
-                                                  timeout=cfg.pool_wait_s, **_client_kwargs(cfg))
+    pool = aredis.BlockingConnectionPool.from_url(
+        cfg.url, max_connections=cfg.max_connections, timeout=cfg.pool_wait_s, **_client_kwargs(cfg)
+    )
     return aredis.Redis.from_pool(pool)  # the client owns (and closes) the pool
 
 
@@ -129,8 +136,14 @@ class RedisConnections:
 class RedisBucket:
     """Same semantics as :class:`LocalBucket`, state kept in Redis (sync + asyncio clients)."""
 
-    def __init__(self, config: BucketConfig, redis_config: RedisBucketConfig | None = None, *,
-                 tenant: str = "default", connections: RedisConnections | None = None) -> None:
+    def __init__(
+        self,
+        config: BucketConfig,
+        redis_config: RedisBucketConfig | None = None,
+        *,
+        tenant: str = "default",
+        connections: RedisConnections | None = None,
+    ) -> None:
         self.config = config
         self.redis_config = rc = redis_config or RedisBucketConfig()
         self.tenant = tenant
@@ -142,8 +155,9 @@ class RedisBucket:
         self._conns = connections or RedisConnections(rc)
         self._client = self._conns.sync
         self._sha: str | None = None  # loaded on first use and again after NOSCRIPT
-        self._fallback = LocalBucket(BucketConfig(config.capacity / rc.replicas, config.window_s),
-                                     tenant=tenant, backend="degraded")
+        self._fallback = LocalBucket(
+            BucketConfig(config.capacity / rc.replicas, config.window_s), tenant=tenant, backend="degraded"
+        )
         self._state_lock = threading.Lock()
         self._degraded = False
         self._retry_at = 0.0
@@ -165,8 +179,12 @@ class RedisBucket:
             if not self._degraded:
                 self._degraded = True
                 BUCKET_DEGRADED.labels(self.tenant).set(1)
-                log.warning("redis bucket %s unreachable (%s); degraded to local bucket of %.1f token*s",
-                            self.tenant, type(exc).__name__, self._fallback.config.capacity)
+                log.warning(
+                    "redis bucket %s unreachable (%s); degraded to local bucket of %.1f token*s",
+                    self.tenant,
+                    type(exc).__name__,
+                    self._fallback.config.capacity,
+                )
 
     def _came_back(self) -> None:
         if self._degraded:

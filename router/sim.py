@@ -6,6 +6,7 @@ A rejected client retries after the limiter's computed wait (with a little jitte
 after ``max_wait_s``. *Queueing delay* = service start − first arrival (limiter waits plus any
 backend queue).
 """
+
 from __future__ import annotations
 
 import heapq
@@ -101,8 +102,9 @@ class TokenSecondLimiter:
 
     name = "token_second"
 
-    def __init__(self, token_s_per_s: float, window_s: float, clock: VClock, trace: Trace,
-                 backend: Backend) -> None:
+    def __init__(
+        self, token_s_per_s: float, window_s: float, clock: VClock, trace: Trace, backend: Backend
+    ) -> None:
         self.bucket = LocalBucket(BucketConfig(token_s_per_s * window_s, window_s), clock=clock)
         self.trace, self.backend = trace, backend
 
@@ -126,8 +128,17 @@ class SimResult:
     duration_s: float
 
 
-def simulate(trace: Trace, backend: Backend, limiter: Limiter, clock: VClock, *, max_wait_s: float = 300.0,
-             min_retry_s: float = 0.5, jitter: float = 0.1, seed: int = 0) -> SimResult:
+def simulate(
+    trace: Trace,
+    backend: Backend,
+    limiter: Limiter,
+    clock: VClock,
+    *,
+    max_wait_s: float = 300.0,
+    min_retry_s: float = 0.5,
+    jitter: float = 0.1,
+    seed: int = 0,
+) -> SimResult:
     """Clients retry after ``max(wait_s, min_retry_s)`` stretched by up to ``jitter`` (like SDKs
     that honour Retry-After with a minimum backoff) and give up after ``max_wait_s``."""
     rng = random.Random(seed)

@@ -16,6 +16,7 @@ A ``str`` is JSON text wherever a JSON string value makes no sense (contracts, a
 plans, schemas); for ``SchemaValidator.is_valid``/``errors`` a ``str`` is a string *value* — use
 ``is_valid_json``/``errors_json`` to pass JSON text as ``str``.
 """
+
 from __future__ import annotations
 
 import threading

@@ -2,7 +2,7 @@
 __version__: str
 
 # ---- validator (SchemaValidator, ObservationChecker, check_plan, jsonlogic, check_batch) ----
-from collections.abc import Iterable, Iterator, ItemsView, KeysView, Mapping, ValuesView
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from typing import Any, Literal, TypedDict
 
 JSONInput = Any  # dict/list/str/int/float/bool/None, or bytes/bytearray/memoryview of JSON text
@@ -14,8 +14,16 @@ class ValidationInputError(ValueError):
 
     pointer: str  # JSON pointer of the offending location ("" = whole document)
     reason: str
-    kind: Literal["invalid_utf8", "syntax", "duplicate_key", "too_deep", "too_large", "bad_number",
-                  "unsupported", "shape"]
+    kind: Literal[
+        "invalid_utf8",
+        "syntax",
+        "duplicate_key",
+        "too_deep",
+        "too_large",
+        "bad_number",
+        "unsupported",
+        "shape",
+    ]
 
 class CompileError(ValueError):
     """A schema, JsonLogic rule, tool contract or tool registry that does not compile."""
@@ -87,9 +95,18 @@ class SchemaValidator:
     are values (a ``str`` is a JSON string value: use ``is_valid_json`` for JSON text in a str).
     ``resources`` maps absolute URIs to schemas for ``$ref`` (nothing is fetched)."""
 
-    def __init__(self, schema: JSONInput, *, draft: str | None = None, validate_formats: bool = True,
-                 lenient_datetime: bool = True, resources: dict[str, Any] | None = None,
-                 max_bytes: int = 16777216, max_depth: int = 64, allow_duplicate_keys: bool = False) -> None: ...
+    def __init__(
+        self,
+        schema: JSONInput,
+        *,
+        draft: str | None = None,
+        validate_formats: bool = True,
+        lenient_datetime: bool = True,
+        resources: dict[str, Any] | None = None,
+        max_bytes: int = 16777216,
+        max_depth: int = 64,
+        allow_duplicate_keys: bool = False,
+    ) -> None: ...
     def is_valid(self, instance: JSONInput) -> bool: ...
     def is_valid_json(self, text: str | bytes) -> bool: ...
     def errors(self, instance: JSONInput, *, limit: int = 100) -> list[SchemaErrorDict]: ...
@@ -103,34 +120,58 @@ class ObservationChecker:
 
     ``expected``: {JSON pointer: [values the plan foresaw]} (consistency check)."""
 
-    def __init__(self, contract: JSONInput, *, expected: dict[str, list[Any]] | None = None,
-                 validate_formats: bool = True, lenient_datetime: bool = True, max_bytes: int = 16777216,
-                 max_depth: int = 64, allow_duplicate_keys: bool = False) -> None: ...
+    def __init__(
+        self,
+        contract: JSONInput,
+        *,
+        expected: dict[str, list[Any]] | None = None,
+        validate_formats: bool = True,
+        lenient_datetime: bool = True,
+        max_bytes: int = 16777216,
+        max_depth: int = 64,
+        allow_duplicate_keys: bool = False,
+    ) -> None: ...
     @property
     def tool(self) -> str: ...
     def check(self, action_result: JSONInput, *, soft: float | None = None) -> Observation:
         """One ActionResult (bytes/str of JSON, or a dict). Raises ValidationInputError on bad input."""
-    def check_batch(self, items: Iterable[JSONInput], *, soft: float | None = None,
-                    errors: Literal["observe", "raise"] = "observe") -> list[Observation | ObservationDict]:
+    def check_batch(
+        self,
+        items: Iterable[JSONInput],
+        *,
+        soft: float | None = None,
+        errors: Literal["observe", "raise"] = "observe",
+    ) -> list[Observation | ObservationDict]:
         """Many ActionResults in parallel (rayon), GIL released; order preserved. A rejected
         document (``errors="observe"``) is a plain ObservationDict with ``details.input_error``."""
 
-def check_batch(checker: ObservationChecker, items: Iterable[JSONInput], *, soft: float | None = None,
-                errors: Literal["observe", "raise"] = "observe") -> list[Observation | ObservationDict]: ...
+def check_batch(
+    checker: ObservationChecker,
+    items: Iterable[JSONInput],
+    *,
+    soft: float | None = None,
+    errors: Literal["observe", "raise"] = "observe",
+) -> list[Observation | ObservationDict]: ...
 
 class PlanChecker:
     """ThoughtPlan checks against a tool registry ({name: args JSON Schema} or ToolSpec dicts)."""
 
-    def __init__(self, tools: Mapping[str, Any] | Iterable[Mapping[str, Any]], *, validate_formats: bool = True,
-                 lenient_datetime: bool = True, max_bytes: int = 1048576, max_depth: int = 64,
-                 allow_duplicate_keys: bool = False) -> None: ...
+    def __init__(
+        self,
+        tools: Mapping[str, Any] | Iterable[Mapping[str, Any]],
+        *,
+        validate_formats: bool = True,
+        lenient_datetime: bool = True,
+        max_bytes: int = 1048576,
+        max_depth: int = 64,
+        allow_duplicate_keys: bool = False,
+    ) -> None: ...
     @property
     def tools(self) -> list[str]: ...
     def check(self, plan: JSONInput) -> PlanReportDict: ...
 
-
 # ---- trees (estimator fast path) ----
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 
 class TreeEnsemble:
     """XGBoost ``gbtree`` model (numerical splits, one output) evaluated in Rust.

@@ -1,4 +1,5 @@
 """Argument validation before any call: structured errors naming field, expected and received."""
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -38,8 +39,15 @@ def describe(schema: Any) -> str:
     parts = [str(schema.get("type", "value"))]
     if "pattern" in schema:
         parts.append(f"matching {schema['pattern']}")
-    for k, word in (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<"),
-                    ("minLength", "min length"), ("maxLength", "max length"), ("maxItems", "max items")):
+    for k, word in (
+        ("minimum", ">="),
+        ("exclusiveMinimum", ">"),
+        ("maximum", "<="),
+        ("exclusiveMaximum", "<"),
+        ("minLength", "min length"),
+        ("maxLength", "max length"),
+        ("maxItems", "max items"),
+    ):
         if k in schema:
             parts.append(f"{word} {schema[k]}")
     return " ".join(parts)
@@ -53,8 +61,15 @@ def _received(v: Any) -> str:
 def validate_args(schema: dict[str, Any], args: Any) -> list[ErrorInfo]:
     """Every contract violation of ``args`` (empty when valid)."""
     if not isinstance(args, dict):
-        return [ErrorInfo(error_type=ErrorType.TOOL_ARGUMENT_INVALID, message="arguments must be an object",
-                          field="", expected="object", received=_received(args))]
+        return [
+            ErrorInfo(
+                error_type=ErrorType.TOOL_ARGUMENT_INVALID,
+                message="arguments must be an object",
+                field="",
+                expected="object",
+                received=_received(args),
+            )
+        ]
     v = _validator(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS))
     out: list[ErrorInfo] = []
     for e in v.iter_errors(args):
@@ -64,20 +79,38 @@ def validate_args(schema: dict[str, Any], args: Any) -> list[ErrorInfo]:
             missing = [r for r in _fragment(schema, list(e.schema_path)) or [] if r not in (e.instance or {})]
             for name in missing or ["?"]:
                 prop = (schema.get("properties") or {}).get(name, {})
-                out.append(ErrorInfo(error_type=ErrorType.TOOL_ARGUMENT_INVALID,
-                                     message=f"missing required argument '{name}'", field=f"{pointer}/{name}",
-                                     expected=describe(prop), received="missing"))
+                out.append(
+                    ErrorInfo(
+                        error_type=ErrorType.TOOL_ARGUMENT_INVALID,
+                        message=f"missing required argument '{name}'",
+                        field=f"{pointer}/{name}",
+                        expected=describe(prop),
+                        received="missing",
+                    )
+                )
             continue
         if keyword == "additionalProperties":
             allowed = sorted((schema.get("properties") or {}).keys())
             extra = sorted(set(e.instance) - set(allowed)) if isinstance(e.instance, dict) else []
             for name in extra:
-                out.append(ErrorInfo(error_type=ErrorType.TOOL_ARGUMENT_INVALID,
-                                     message=f"unexpected argument '{name}'", field=f"{pointer}/{name}",
-                                     expected="one of " + ", ".join(allowed), received=name))
+                out.append(
+                    ErrorInfo(
+                        error_type=ErrorType.TOOL_ARGUMENT_INVALID,
+                        message=f"unexpected argument '{name}'",
+                        field=f"{pointer}/{name}",
+                        expected="one of " + ", ".join(allowed),
+                        received=name,
+                    )
+                )
             continue
         frag = _fragment(schema, list(e.schema_path)[:-1])
-        out.append(ErrorInfo(error_type=ErrorType.TOOL_ARGUMENT_INVALID,
-                             message=f"argument '{pointer.lstrip('/') or '(root)'}' is invalid: {e.message}",
-                             field=pointer, expected=describe(frag), received=_received(e.instance)))
+        out.append(
+            ErrorInfo(
+                error_type=ErrorType.TOOL_ARGUMENT_INVALID,
+                message=f"argument '{pointer.lstrip('/') or '(root)'}' is invalid: {e.message}",
+                field=pointer,
+                expected=describe(frag),
+                received=_received(e.instance),
+            )
+        )
     return out

@@ -4,12 +4,13 @@ While open, calls are refused at once (the executor then uses the fallback tool)
 ``reset_timeout_s`` one probe call is let through (half-open); its success closes the breaker,
 its failure opens it again for another ``reset_timeout_s``. The clock is injectable for tests.
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable
 
 
 class BreakerState(str, Enum):

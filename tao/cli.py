@@ -1,5 +1,6 @@
 """The ``tao`` command. Each subcommand lives in the module that owns the feature; this file
 only dispatches, so ``tao --help`` stays fast (no torch import)."""
+
 from __future__ import annotations
 
 import argparse
@@ -18,7 +19,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="tao", description="TAO Runtime: Thought-Action-Observation loop runtime")
+    ap = argparse.ArgumentParser(
+        prog="tao", description="TAO Runtime: Thought-Action-Observation loop runtime"
+    )
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, _, help_) in COMMANDS.items():
         sub.add_parser(name, help=help_, add_help=False)

@@ -22,6 +22,7 @@ DEPENDENCY_MISSING,        fail                         stop: failed
 BUDGET_EXHAUSTED
 =========================  ===========================  =======================================
 """
+
 from __future__ import annotations
 
 import re
@@ -64,8 +65,12 @@ HANDLERS: dict[ErrorType, str] = {
     ErrorType.DEPENDENCY_MISSING: "fail",
     ErrorType.BUDGET_EXHAUSTED: "fail",
 }
-TERMINAL_STATUS = {Action.ASK_USER: "needs_user", Action.ESCALATE: "needs_user",
-                   Action.NEED_APPROVAL: "needs_approval", Action.FAIL: "failed"}
+TERMINAL_STATUS = {
+    Action.ASK_USER: "needs_user",
+    Action.ESCALATE: "needs_user",
+    Action.NEED_APPROVAL: "needs_approval",
+    Action.FAIL: "failed",
+}
 
 
 @dataclass

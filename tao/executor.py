@@ -6,6 +6,7 @@ retry with jitter (transient failures of idempotent tools only, at most the cont
 fallback tool (breaker open or retries exhausted) → normalization and truncation. Nothing here
 raises for a tool's failure; every outcome is an ``ActionResult`` with a typed ``error_info``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -13,8 +14,9 @@ import logging
 import random
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from tao.argcheck import validate_args
 from tao.breaker import BreakerBoard, BreakerConfig
@@ -27,8 +29,14 @@ from tao.registry import RegisteredTool, ToolRegistry
 
 log = logging.getLogger("tao.executor")
 
-TRANSIENT = frozenset({ErrorType.TOOL_TIMEOUT, ErrorType.TOOL_TRANSIENT, ErrorType.TOOL_MALFORMED_RESPONSE,
-                       ErrorType.RATE_LIMITED})
+TRANSIENT = frozenset(
+    {
+        ErrorType.TOOL_TIMEOUT,
+        ErrorType.TOOL_TRANSIENT,
+        ErrorType.TOOL_MALFORMED_RESPONSE,
+        ErrorType.RATE_LIMITED,
+    }
+)
 FALLBACK_ON = TRANSIENT | {ErrorType.TOOL_CIRCUIT_OPEN}
 
 
@@ -55,12 +63,20 @@ class ExecContext:
 
 
 def _error(tool: str, step_id: str | None, et: ErrorType, msg: str, **kw: Any) -> ActionResult:
-    return ActionResult(tool=tool, step_id=step_id, attempts=0, error_info=ErrorInfo(error_type=et, message=msg, **kw))
+    return ActionResult(
+        tool=tool, step_id=step_id, attempts=0, error_info=ErrorInfo(error_type=et, message=msg, **kw)
+    )
 
 
 class ToolExecutor:
-    def __init__(self, registry: ToolRegistry, config: ExecutorConfig | None = None, *,
-                 clock: Callable[[], float] = time.monotonic, rng: random.Random | None = None) -> None:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        config: ExecutorConfig | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+    ) -> None:
         self.registry = registry
         self.config = config or ExecutorConfig()
         self.breakers = BreakerBoard(self.config.breaker, clock)
@@ -68,24 +84,42 @@ class ToolExecutor:
         self.rng = rng or random.Random()
         self.stats = {"calls": 0, "retries": 0, "dedup_hits": 0, "fallbacks": 0, "denied": 0}
 
-    async def execute(self, tool: str, args: dict[str, Any], context: ExecContext | None = None, *,
-                      _fallback_depth: int = 0) -> ActionResult:
+    async def execute(
+        self, tool: str, args: dict[str, Any], context: ExecContext | None = None, *, _fallback_depth: int = 0
+    ) -> ActionResult:
         ctx = context or ExecContext()
         reg = self.registry.get(tool)
         if reg is None:
-            return _error(tool, ctx.step_id, ErrorType.TOOL_UNKNOWN, f"no tool named '{tool}' is registered",
-                          field="/tool", expected="one of " + ", ".join(self.registry.names()), received=tool)
+            return _error(
+                tool,
+                ctx.step_id,
+                ErrorType.TOOL_UNKNOWN,
+                f"no tool named '{tool}' is registered",
+                field="/tool",
+                expected="one of " + ", ".join(self.registry.names()),
+                received=tool,
+            )
         spec = reg.spec
-        denied = await check_permission(spec, args, ctx.approver, thought_id=ctx.thought_id, step_id=ctx.step_id)
+        denied = await check_permission(
+            spec, args, ctx.approver, thought_id=ctx.thought_id, step_id=ctx.step_id
+        )
         if denied is not None:
             self.stats["denied"] += 1
             return ActionResult(tool=tool, step_id=ctx.step_id, attempts=0, error_info=denied)
         errors = validate_args(spec.args_schema, args)
         if errors:
             first = errors[0]
-            more = f" (+{len(errors) - 1} more: " + "; ".join(e.message for e in errors[1:]) + ")" if len(errors) > 1 else ""
-            return ActionResult(tool=tool, step_id=ctx.step_id, attempts=0,
-                                error_info=first.model_copy(update={"message": first.message + more}))
+            more = (
+                f" (+{len(errors) - 1} more: " + "; ".join(e.message for e in errors[1:]) + ")"
+                if len(errors) > 1
+                else ""
+            )
+            return ActionResult(
+                tool=tool,
+                step_id=ctx.step_id,
+                attempts=0,
+                error_info=first.model_copy(update={"message": first.message + more}),
+            )
         if spec.idempotent:
             result = await self._run(reg, args, ctx, None, _fallback_depth)
         else:
@@ -108,8 +142,9 @@ class ToolExecutor:
             t = min(t, max(0.0, ctx.deadline - time.monotonic()))
         return t
 
-    async def _run(self, reg: RegisteredTool, args: dict[str, Any], ctx: ExecContext, key: str | None,
-                   depth: int) -> ActionResult:
+    async def _run(
+        self, reg: RegisteredTool, args: dict[str, Any], ctx: ExecContext, key: str | None, depth: int
+    ) -> ActionResult:
         spec = reg.spec
         breaker = self.breakers.get(spec.name)
         budget = spec.retry_budget if spec.idempotent else 0
@@ -118,16 +153,22 @@ class ToolExecutor:
         result: ActionResult | None = None
         attempts = 0
         if not breaker.allow():
-            result = _error(spec.name, ctx.step_id, ErrorType.TOOL_CIRCUIT_OPEN,
-                            f"circuit open for '{spec.name}' (retry after {breaker.retry_after_s():.1f} s)",
-                            retryable=False)
+            result = _error(
+                spec.name,
+                ctx.step_id,
+                ErrorType.TOOL_CIRCUIT_OPEN,
+                f"circuit open for '{spec.name}' (retry after {breaker.retry_after_s():.1f} s)",
+                retryable=False,
+            )
         else:
             while True:
                 attempts += 1
                 timeout = self._timeout_s(spec, ctx)
                 if timeout <= 0:
                     breaker.release()  # not the tool's fault: free a half-open probe slot
-                    result = _error(spec.name, ctx.step_id, ErrorType.BUDGET_EXHAUSTED, "wall-time budget exhausted")
+                    result = _error(
+                        spec.name, ctx.step_id, ErrorType.BUDGET_EXHAUSTED, "wall-time budget exhausted"
+                    )
                     break
                 result = await self._call_once(reg, args, ctx, key, attempts, timeout)
                 et = result.error_info.error_type if result.error_info else None
@@ -146,26 +187,49 @@ class ToolExecutor:
         if et in FALLBACK_ON and spec.fallback_tool and self.config.use_fallback and depth < 2:
             fb = await self._fallback(spec, args, ctx, depth)
             if fb is not None and fb.error_info is None:
-                result = fb.model_copy(update={"from_fallback": spec.name, "attempts": attempts + fb.attempts})
+                result = fb.model_copy(
+                    update={"from_fallback": spec.name, "attempts": attempts + fb.attempts}
+                )
         return truncate(result, spec.max_result_tokens)
 
-    async def _call_once(self, reg: RegisteredTool, args: dict[str, Any], ctx: ExecContext, key: str | None,
-                         attempt: int, timeout: float) -> ActionResult:
+    async def _call_once(
+        self,
+        reg: RegisteredTool,
+        args: dict[str, Any],
+        ctx: ExecContext,
+        key: str | None,
+        attempt: int,
+        timeout: float,
+    ) -> ActionResult:
         self.stats["calls"] += 1
         rid = f"{ctx.trace_id or uuid.uuid4().hex}-{ctx.step_id or 's'}{ctx.attempt_tag}-a{attempt}"
-        cc = CallContext(request_id=rid, thought_id=ctx.thought_id, step_id=ctx.step_id, idempotency_key=key,
-                         timeout_s=timeout, headers=dict(ctx.headers))
+        cc = CallContext(
+            request_id=rid,
+            thought_id=ctx.thought_id,
+            step_id=ctx.step_id,
+            idempotency_key=key,
+            timeout_s=timeout,
+            headers=dict(ctx.headers),
+        )
         t0 = time.perf_counter()
         try:
             res = await asyncio.wait_for(reg.transport(reg.spec, args, cc), timeout + 0.05)
-        except asyncio.TimeoutError:
-            res = ActionResult(tool=reg.spec.name, step_id=ctx.step_id,
-                               response_time_ms=(time.perf_counter() - t0) * 1000,
-                               error_info=ErrorInfo(error_type=ErrorType.TOOL_TIMEOUT, retryable=True,
-                                                    message=f"no result within {timeout:.3f} s"))
+        except TimeoutError:
+            res = ActionResult(
+                tool=reg.spec.name,
+                step_id=ctx.step_id,
+                response_time_ms=(time.perf_counter() - t0) * 1000,
+                error_info=ErrorInfo(
+                    error_type=ErrorType.TOOL_TIMEOUT,
+                    retryable=True,
+                    message=f"no result within {timeout:.3f} s",
+                ),
+            )
         return res.model_copy(update={"idempotency_key": key, "step_id": ctx.step_id})
 
-    async def _fallback(self, spec: ToolSpec, args: dict[str, Any], ctx: ExecContext, depth: int) -> ActionResult | None:
+    async def _fallback(
+        self, spec: ToolSpec, args: dict[str, Any], ctx: ExecContext, depth: int
+    ) -> ActionResult | None:
         fb_spec = self.registry.spec(spec.fallback_tool or "")
         if fb_spec is None:
             return None

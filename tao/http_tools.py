@@ -6,6 +6,7 @@ the server is closing. Every call sends ``X-Request-ID``, ``X-Thought-ID``, a W3
 ``traceparent`` when a span is active, and ``Idempotency-Key`` for non-idempotent tools; ids are
 never truncated. Transport failures map to the error taxonomy, never to exceptions.
 """
+
 from __future__ import annotations
 
 import time
@@ -49,11 +50,14 @@ class HttpToolPool:
     def client(self, tool: str) -> httpx.AsyncClient:
         c = self._clients.get(tool)
         if c is None or c.is_closed:
-            limits = httpx.Limits(max_connections=self.config.max_connections,
-                                  max_keepalive_connections=self.config.max_keepalive,
-                                  keepalive_expiry=self.config.idle_timeout_s)
-            c = self._clients[tool] = httpx.AsyncClient(base_url=self.config.base_url, limits=limits,
-                                                         trust_env=False)
+            limits = httpx.Limits(
+                max_connections=self.config.max_connections,
+                max_keepalive_connections=self.config.max_keepalive,
+                keepalive_expiry=self.config.idle_timeout_s,
+            )
+            c = self._clients[tool] = httpx.AsyncClient(
+                base_url=self.config.base_url, limits=limits, trust_env=False
+            )
         return c
 
     async def call(self, spec: ToolSpec, args: dict[str, Any], ctx: CallContext) -> ActionResult:
@@ -65,8 +69,9 @@ class HttpToolPool:
         url = self.config.path_template.format(name=spec.name)
         t0 = time.perf_counter()
         try:
-            resp = await self.client(spec.name).post(url, json=args, headers=headers,
-                                                     timeout=httpx.Timeout(ctx.timeout_s))
+            resp = await self.client(spec.name).post(
+                url, json=args, headers=headers, timeout=httpx.Timeout(ctx.timeout_s)
+            )
         except httpx.TimeoutException:
             return _fail(spec, ctx, t0, ErrorType.TOOL_TIMEOUT, f"no response within {ctx.timeout_s:.3f} s")
         except httpx.TransportError as exc:
@@ -81,6 +86,9 @@ class HttpToolPool:
 
 
 def _fail(spec: ToolSpec, ctx: CallContext, t0: float, et: ErrorType, msg: str) -> ActionResult:
-    return ActionResult(tool=spec.name, step_id=ctx.step_id,
-                        response_time_ms=round((time.perf_counter() - t0) * 1000, 3),
-                        error_info=ErrorInfo(error_type=et, message=msg, retryable=True))
+    return ActionResult(
+        tool=spec.name,
+        step_id=ctx.step_id,
+        response_time_ms=round((time.perf_counter() - t0) * 1000, 3),
+        error_info=ErrorInfo(error_type=et, message=msg, retryable=True),
+    )

@@ -6,6 +6,7 @@ is sent to non-idempotent tools (``Idempotency-Key`` header) and the executor ke
 successful result per key, so a repeated step returns the recorded result without calling the
 tool again; concurrent duplicates wait for the first call instead of racing it.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -39,7 +40,7 @@ class IdempotencyStore:
 
     max_entries: int = 10_000
     ttl_s: float = 24 * 3600.0
-    _done: "OrderedDict[str, tuple[float, ActionResult]]" = field(default_factory=OrderedDict)
+    _done: OrderedDict[str, tuple[float, ActionResult]] = field(default_factory=OrderedDict)
     _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
 
     def lock(self, key: str) -> asyncio.Lock:

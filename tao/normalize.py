@@ -5,6 +5,7 @@ dicts), HTML (title + visible text), anything else is ``TOOL_MALFORMED_RESPONSE`
 codes map to the error taxonomy (504 → timeout, 429 → rate limited, other 5xx → transient,
 4xx → client error).
 """
+
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -28,20 +29,35 @@ def status_error(code: int) -> ErrorInfo | None:
     if 200 <= code < 300:
         return None
     if code in (504, 408):
-        return ErrorInfo(error_type=ErrorType.TOOL_TIMEOUT, message=f"upstream timeout (HTTP {code})",
-                         retryable=True, received=str(code))
+        return ErrorInfo(
+            error_type=ErrorType.TOOL_TIMEOUT,
+            message=f"upstream timeout (HTTP {code})",
+            retryable=True,
+            received=str(code),
+        )
     if code == 429:
-        return ErrorInfo(error_type=ErrorType.RATE_LIMITED, message="rate limited (HTTP 429)",
-                         retryable=True, received="429")
+        return ErrorInfo(
+            error_type=ErrorType.RATE_LIMITED,
+            message="rate limited (HTTP 429)",
+            retryable=True,
+            received="429",
+        )
     if code >= 500:
-        return ErrorInfo(error_type=ErrorType.TOOL_TRANSIENT, message=f"server error (HTTP {code})",
-                         retryable=True, received=str(code))
+        return ErrorInfo(
+            error_type=ErrorType.TOOL_TRANSIENT,
+            message=f"server error (HTTP {code})",
+            retryable=True,
+            received=str(code),
+        )
     if code in (401, 403):
-        return ErrorInfo(error_type=ErrorType.TOOL_CLIENT_ERROR,
-                         message=f"not authorized (HTTP {code}); this is an error, not an empty result",
-                         received=str(code))
-    return ErrorInfo(error_type=ErrorType.TOOL_CLIENT_ERROR, message=f"client error (HTTP {code})",
-                     received=str(code))
+        return ErrorInfo(
+            error_type=ErrorType.TOOL_CLIENT_ERROR,
+            message=f"not authorized (HTTP {code}); this is an error, not an empty result",
+            received=str(code),
+        )
+    return ErrorInfo(
+        error_type=ErrorType.TOOL_CLIENT_ERROR, message=f"client error (HTTP {code})", received=str(code)
+    )
 
 
 def _xml_to_obj(el: ET.Element) -> Any:
@@ -95,9 +111,13 @@ def parse_body(body: bytes) -> tuple[Any, ErrorInfo | None]:
         try:
             return orjson.loads(stripped), None
         except orjson.JSONDecodeError as exc:
-            return None, ErrorInfo(error_type=ErrorType.TOOL_MALFORMED_RESPONSE,
-                                   message=f"body is not valid JSON: {exc}", expected="JSON",
-                                   received=_preview(body), retryable=True)
+            return None, ErrorInfo(
+                error_type=ErrorType.TOOL_MALFORMED_RESPONSE,
+                message=f"body is not valid JSON: {exc}",
+                expected="JSON",
+                received=_preview(body),
+                retryable=True,
+            )
     if head == b"<":
         low = stripped[:200].lower()
         if low.startswith(b"<!doctype html") or b"<html" in low:
@@ -107,13 +127,21 @@ def parse_body(body: bytes) -> tuple[Any, ErrorInfo | None]:
         try:
             root = ET.fromstring(stripped)
         except ET.ParseError as exc:
-            return None, ErrorInfo(error_type=ErrorType.TOOL_MALFORMED_RESPONSE,
-                                   message=f"body is not valid XML: {exc}", expected="JSON or XML",
-                                   received=_preview(body), retryable=True)
+            return None, ErrorInfo(
+                error_type=ErrorType.TOOL_MALFORMED_RESPONSE,
+                message=f"body is not valid XML: {exc}",
+                expected="JSON or XML",
+                received=_preview(body),
+                retryable=True,
+            )
         return {root.tag: _xml_to_obj(root)}, None
-    return None, ErrorInfo(error_type=ErrorType.TOOL_MALFORMED_RESPONSE,
-                           message="body is neither JSON, XML nor HTML", expected="JSON",
-                           received=_preview(body), retryable=True)
+    return None, ErrorInfo(
+        error_type=ErrorType.TOOL_MALFORMED_RESPONSE,
+        message="body is neither JSON, XML nor HTML",
+        expected="JSON",
+        received=_preview(body),
+        retryable=True,
+    )
 
 
 def _preview(body: bytes, n: int = 60) -> str:
@@ -125,11 +153,20 @@ def from_http(tool: str, step_id: str | None, status: int, body: bytes, elapsed_
     err = status_error(status)
     parsed, perr = parse_body(body)
     text = body.decode("utf-8", "replace")
-    return ActionResult(tool=tool, step_id=step_id, original_response=text[:_MAX_RAW_CHARS],
-                        status_code=status, response_time_ms=round(elapsed_ms, 3), parsed_data=parsed,
-                        error_info=err or perr,
-                        truncated=(f"original_response cut to {_MAX_RAW_CHARS} of {len(text)} characters"
-                                   if len(text) > _MAX_RAW_CHARS else None))
+    return ActionResult(
+        tool=tool,
+        step_id=step_id,
+        original_response=text[:_MAX_RAW_CHARS],
+        status_code=status,
+        response_time_ms=round(elapsed_ms, 3),
+        parsed_data=parsed,
+        error_info=err or perr,
+        truncated=(
+            f"original_response cut to {_MAX_RAW_CHARS} of {len(text)} characters"
+            if len(text) > _MAX_RAW_CHARS
+            else None
+        ),
+    )
 
 
 def from_value(tool: str, step_id: str | None, value: Any, elapsed_ms: float) -> ActionResult:
@@ -142,11 +179,24 @@ def from_value(tool: str, step_id: str | None, value: Any, elapsed_ms: float) ->
     try:
         raw = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except TypeError as exc:
-        return ActionResult(tool=tool, step_id=step_id, status_code=500, response_time_ms=elapsed_ms,
-                            error_info=ErrorInfo(error_type=ErrorType.TOOL_MALFORMED_RESPONSE,
-                                                 message=f"result is not JSON-serializable: {exc}"))
-    return ActionResult(tool=tool, step_id=step_id, original_response=raw[:_MAX_RAW_CHARS], status_code=200,
-                        response_time_ms=round(elapsed_ms, 3), parsed_data=value)
+        return ActionResult(
+            tool=tool,
+            step_id=step_id,
+            status_code=500,
+            response_time_ms=elapsed_ms,
+            error_info=ErrorInfo(
+                error_type=ErrorType.TOOL_MALFORMED_RESPONSE,
+                message=f"result is not JSON-serializable: {exc}",
+            ),
+        )
+    return ActionResult(
+        tool=tool,
+        step_id=step_id,
+        original_response=raw[:_MAX_RAW_CHARS],
+        status_code=200,
+        response_time_ms=round(elapsed_ms, 3),
+        parsed_data=value,
+    )
 
 
 def _size(v: Any) -> int:
@@ -180,7 +230,7 @@ def truncate(result: ActionResult, max_tokens: int) -> ActionResult:
             break
         path, lst = found
         cut_lists.setdefault(path, len(lst))
-        del lst[max(1, len(lst) // 2):]
+        del lst[max(1, len(lst) // 2) :]
     for path, n in cut_lists.items():
         kept = _longest_at(data, path)
         notes.append(f"{path}: kept {kept} of {n} items")
@@ -216,5 +266,3 @@ def _cut_strings(v: Any, limit_tokens: int) -> tuple[Any, int]:
         return x
 
     return walk(v), count
-
-

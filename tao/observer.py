@@ -5,6 +5,7 @@ native module provides it; otherwise a small pure-Python checker with the same o
 (status code, error info, normalization, response schema, required fields, blacklist, JsonLogic
 rules, extraction). :attr:`Observer.backend` says which one is in use.
 """
+
 from __future__ import annotations
 
 import copy
@@ -47,23 +48,35 @@ def jsonlogic(expr: Any, data: Any) -> Any:
     """The JsonLogic subset the contracts use (var, logic, comparison, in)."""
     if not isinstance(expr, dict) or len(expr) != 1:
         return expr
-    (op, args), = expr.items()
+    ((op, args),) = expr.items()
     if op == "var":
         path = args[0] if isinstance(args, list) else args
         cur = data
         for part in str(path).split(".") if path != "" else []:
-            cur = cur.get(part) if isinstance(cur, dict) else (
-                cur[int(part)] if isinstance(cur, list) and part.isdigit() and int(part) < len(cur) else None)
+            cur = (
+                cur.get(part)
+                if isinstance(cur, dict)
+                else (
+                    cur[int(part)]
+                    if isinstance(cur, list) and part.isdigit() and int(part) < len(cur)
+                    else None
+                )
+            )
         return cur
     vals = [jsonlogic(a, data) for a in (args if isinstance(args, list) else [args])]
     ops = {
-        "!": lambda v: not v[0], "!!": lambda v: bool(v[0]), "==": lambda v: v[0] == v[1],
-        "!=": lambda v: v[0] != v[1], "===": lambda v: v[0] == v[1], "!==": lambda v: v[0] != v[1],
+        "!": lambda v: not v[0],
+        "!!": lambda v: bool(v[0]),
+        "==": lambda v: v[0] == v[1],
+        "!=": lambda v: v[0] != v[1],
+        "===": lambda v: v[0] == v[1],
+        "!==": lambda v: v[0] != v[1],
         "<": lambda v: v[0] is not None and v[1] is not None and v[0] < v[1],
         "<=": lambda v: v[0] is not None and v[1] is not None and v[0] <= v[1],
         ">": lambda v: v[0] is not None and v[1] is not None and v[0] > v[1],
         ">=": lambda v: v[0] is not None and v[1] is not None and v[0] >= v[1],
-        "and": lambda v: all(v), "or": lambda v: any(v),
+        "and": lambda v: all(v),
+        "or": lambda v: any(v),
         "in": lambda v: v[1] is not None and v[0] in v[1],
     }
     if op not in ops:
@@ -80,7 +93,9 @@ class PyObservationChecker:
     def __init__(self, contract: dict[str, Any], *, expected: dict[str, Any] | None = None) -> None:
         self.spec = ToolSpec.model_validate(contract)
         self.expected = expected or {}
-        self.schema = jsonschema_rs.validator_for(self.spec.response_schema) if self.spec.response_schema else None
+        self.schema = (
+            jsonschema_rs.validator_for(self.spec.response_schema) if self.spec.response_schema else None
+        )
 
     def check(self, action_result: dict[str, Any]) -> dict[str, Any]:
         spec, trail = self.spec, []
@@ -122,7 +137,9 @@ class PyObservationChecker:
         ctx = {"status_code": code, "response_time_ms": action_result.get("response_time_ms"), "data": data}
         for rule in spec.observation_rules:
             passed = bool(jsonlogic(rule.logic, ctx))
-            trail.append({"check": f"rule:{rule.name}", "passed": passed, "detail": "" if passed else rule.message})
+            trail.append(
+                {"check": f"rule:{rule.name}", "passed": passed, "detail": "" if passed else rule.message}
+            )
             if not passed:
                 return self._out(False, ErrorType.RULE_VIOLATION.value, {}, trail)
         extracted = {}
@@ -141,9 +158,14 @@ class PyObservationChecker:
 
     @staticmethod
     def _out(valid: bool, et: Any, extracted: dict, trail: list, conf: float = 0.0) -> dict[str, Any]:
-        return {"valid": valid, "error_type": et, "extracted_data": extracted,
-                "confidence_score": conf if valid or et == ErrorType.OBSERVATION_INCONSISTENT.value else 0.0,
-                "audit_trail": trail, "details": {"backend": "python"}}
+        return {
+            "valid": valid,
+            "error_type": et,
+            "extracted_data": extracted,
+            "confidence_score": conf if valid or et == ErrorType.OBSERVATION_INCONSISTENT.value else 0.0,
+            "audit_trail": trail,
+            "details": {"backend": "python"},
+        }
 
 
 class Observer:
@@ -162,12 +184,18 @@ class Observer:
             c = self._checkers[key] = cls(contract, expected=expected) if expected else cls(contract)
         return c
 
-    def observe(self, spec: ToolSpec, result: ActionResult, expected: dict[str, Any] | None = None) -> ObservationResult:
+    def observe(
+        self, spec: ToolSpec, result: ActionResult, expected: dict[str, Any] | None = None
+    ) -> ObservationResult:
         try:
             raw = self._checker(spec, expected).check(result.model_dump(mode="json"))
         except ValueError as exc:  # rust ValidationInputError: a result the checker refuses to read
-            return ObservationResult(valid=False, error_type=ErrorType.TOOL_MALFORMED_RESPONSE, confidence_score=0.0,
-                                     details={"reason": str(exc)[:200], "backend": self.backend})
+            return ObservationResult(
+                valid=False,
+                error_type=ErrorType.TOOL_MALFORMED_RESPONSE,
+                confidence_score=0.0,
+                details={"reason": str(exc)[:200], "backend": self.backend},
+            )
         if raw.get("error_type") is None and not raw.get("valid"):
             raw["error_type"] = ErrorType.TOOL_SCHEMA_VIOLATION.value
         return ObservationResult.model_validate(raw)

@@ -9,11 +9,13 @@
 Text inside tool results never reaches this gate as an instruction: approval comes only from the
 caller's callback (for ``/v1/run``, the request's ``approve`` list).
 """
+
 from __future__ import annotations
 
 import inspect
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Union
+from typing import Any
 
 from tao.contracts import ErrorInfo, ErrorType, Permission, ToolSpec
 
@@ -31,7 +33,7 @@ class ApprovalRequest:
     step_id: str | None = None
 
 
-Approver = Callable[[ApprovalRequest], Union[bool, Awaitable[bool]]]
+Approver = Callable[[ApprovalRequest], bool | Awaitable[bool]]
 
 
 def approve_tools(names: list[str] | set[str] | tuple[str, ...]) -> Approver:
@@ -50,8 +52,14 @@ def record_count(args: dict[str, Any]) -> int:
     return max([1, *lengths])
 
 
-async def check_permission(spec: ToolSpec, args: dict[str, Any], approver: Approver | None, *,
-                           thought_id: str | None = None, step_id: str | None = None) -> ErrorInfo | None:
+async def check_permission(
+    spec: ToolSpec,
+    args: dict[str, Any],
+    approver: Approver | None,
+    *,
+    thought_id: str | None = None,
+    step_id: str | None = None,
+) -> ErrorInfo | None:
     """None when the call may run; else a PERMISSION_DENIED error saying why."""
     if spec.permission is Permission.READ:
         return None
@@ -74,6 +82,10 @@ async def check_permission(spec: ToolSpec, args: dict[str, Any], approver: Appro
             answer = False
         if answer is True:
             return None
-    return ErrorInfo(error_type=ErrorType.PERMISSION_DENIED,
-                     message=f"approval required: {reason}", field=None,
-                     expected="approval from the caller", received="no approval")
+    return ErrorInfo(
+        error_type=ErrorType.PERMISSION_DENIED,
+        message=f"approval required: {reason}",
+        field=None,
+        expected="approval from the caller",
+        received="no approval",
+    )

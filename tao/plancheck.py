@@ -5,6 +5,7 @@ reference ``${tN.x}`` names a step listed in ``dependencies``, arguments valid a
 argument schema (which accepts references and time symbols). Returns ``(errors, order)``; the
 Python rules are also the reference the Rust checker is tested against.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -77,7 +78,9 @@ class PlanValidator:
         if not errors:
             return errors, order, None
         unknown = {s.step_id for s in plan.steps if s.tool not in self.schemas}
-        only_unknown = bool(unknown) and all("tool" in e and ("unknown" in e or "no tool" in e) for e in errors)
+        only_unknown = bool(unknown) and all(
+            "tool" in e and ("unknown" in e or "no tool" in e) for e in errors
+        )
         return errors, order, ErrorType.TOOL_UNKNOWN if only_unknown else ErrorType.PLAN_INVALID
 
     def check(self, plan: ThoughtPlan) -> tuple[list[str], list[str]]:
@@ -87,7 +90,9 @@ class PlanValidator:
             out = self._rust.check(plan.model_dump(mode="json", exclude_none=True))
         except ValueError as exc:
             return [f"plan rejected by the checker: {exc}"], []
-        errors = [e if isinstance(e, str) else f"{e.get('path', '')}: {e.get('message', e)}".lstrip(": ")
-                  for e in out.get("errors", [])]
+        errors = [
+            e if isinstance(e, str) else f"{e.get('path', '')}: {e.get('message', e)}".lstrip(": ")
+            for e in out.get("errors", [])
+        ]
         order = list(out.get("order") or [s.step_id for s in plan.steps])
         return errors, order

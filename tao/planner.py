@@ -4,10 +4,12 @@ A :class:`Planner` returns a :class:`PlanOutcome` (``output`` xor ``error``). ``
 re-plan after a malformed or invalid plan: the engine planner then restricts the grammar to the
 runtime's registered tools.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence, Union
+from typing import Any, Protocol, Union
 
 from pydantic import ValidationError
 
@@ -27,8 +29,15 @@ class PlanOutcome:
 class Planner(Protocol):
     name: str
 
-    async def plan(self, request: str, session: SessionState, *, tools: list[str] | None = None,
-                   strict: bool = False, deadline_s: float | None = None) -> PlanOutcome: ...
+    async def plan(
+        self,
+        request: str,
+        session: SessionState,
+        *,
+        tools: list[str] | None = None,
+        strict: bool = False,
+        deadline_s: float | None = None,
+    ) -> PlanOutcome: ...
 
 
 def parse_plan(item: PlanLike) -> PlanOutcome:
@@ -47,8 +56,12 @@ def parse_plan(item: PlanLike) -> PlanOutcome:
         return PlanOutcome(output=ThoughtPlan.model_validate(item))
     except (ValidationError, ValueError) as exc:
         msg = str(exc).splitlines()[0][:200]
-        return PlanOutcome(error=ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED,
-                                           message=f"plan does not match the plan schema: {msg}"))
+        return PlanOutcome(
+            error=ErrorInfo(
+                error_type=ErrorType.LLM_OUTPUT_MALFORMED,
+                message=f"plan does not match the plan schema: {msg}",
+            )
+        )
 
 
 class ReplayPlanner:
@@ -63,8 +76,15 @@ class ReplayPlanner:
         self.plans = seq
         self.calls = 0
 
-    async def plan(self, request: str, session: SessionState, *, tools: list[str] | None = None,
-                   strict: bool = False, deadline_s: float | None = None) -> PlanOutcome:
+    async def plan(
+        self,
+        request: str,
+        session: SessionState,
+        *,
+        tools: list[str] | None = None,
+        strict: bool = False,
+        deadline_s: float | None = None,
+    ) -> PlanOutcome:
         item = self.plans[min(self.calls, len(self.plans) - 1)]
         self.calls += 1
         out = parse_plan(item)
@@ -80,8 +100,15 @@ class EnginePlanner:
         self.name = name or getattr(engine, "name", "engine")
         self.tools = tools  # a fixed tool subset for the grammar (None: the engine's whole registry)
 
-    async def plan(self, request: str, session: SessionState, *, tools: list[str] | None = None,
-                   strict: bool = False, deadline_s: float | None = None) -> PlanOutcome:
+    async def plan(
+        self,
+        request: str,
+        session: SessionState,
+        *,
+        tools: list[str] | None = None,
+        strict: bool = False,
+        deadline_s: float | None = None,
+    ) -> PlanOutcome:
         from thought_model.engine import PlanRequest
 
         subset = self.tools if self.tools is not None else (tools if strict else None)

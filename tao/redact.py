@@ -7,12 +7,14 @@ allowed) and API keys / secrets (``sk-…``, ``AKIA…``, ``ghp_…``, ``xox…`
 ``Bearer …``, ``api_key=…``). The checksums keep 18-digit order ids and similar business ids
 readable while real identifiers are masked. Each match becomes ``[REDACTED:KIND]``.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Callable
+from typing import Any
 
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _ID_CHECK = "10X98765432"
@@ -60,26 +62,39 @@ class _Rule:
 
 _RULES: tuple[_Rule, ...] = (
     _Rule("API_KEY", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    _Rule("API_KEY", re.compile(
-        r"(?<![A-Za-z0-9])(?:sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
-        r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}"
-        r"|AIza[0-9A-Za-z_-]{35}|(?:rk|pk|sk)_(?:live|test)_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,})")),
+    _Rule(
+        "API_KEY",
+        re.compile(
+            r"(?<![A-Za-z0-9])(?:sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
+            r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}"
+            r"|AIza[0-9A-Za-z_-]{35}|(?:rk|pk|sk)_(?:live|test)_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,})"
+        ),
+    ),
     _Rule("API_KEY", re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/=-]{12,})"), group=2),
-    _Rule("API_KEY", re.compile(
-        r"(?i)((?:api[_-]?key|apikey|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|password|passwd|token)"
-        r"[\"']?\s*[:=]\s*[\"']?)([^\s\"',;}{]{6,})"), group=2),
+    _Rule(
+        "API_KEY",
+        re.compile(
+            r"(?i)((?:api[_-]?key|apikey|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|password|passwd|token)"
+            r"[\"']?\s*[:=]\s*[\"']?)([^\s\"',;}{]{6,})"
+        ),
+        group=2,
+    ),
     _Rule("EMAIL", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")),
     _Rule("CN_ID", re.compile(r"(?<![0-9A-Za-z])[1-9][0-9]{16}[0-9Xx](?![0-9A-Za-z])"), valid_cn_id),
     _Rule("BANK_CARD", re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])"), _card_ok),
-    _Rule("PHONE", re.compile(
-        r"(?<![0-9])(?:(?:\+|00)86[ -]?)?1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9])")),
-    _Rule("PHONE", re.compile(r"(?<![0-9A-Za-z])\+[1-9][0-9]{0,2}(?:[ -]?\(?[0-9]{1,4}\)?){2,4}(?![0-9])"),
-          lambda s: 8 <= sum(c.isdigit() for c in s) <= 15),
+    _Rule("PHONE", re.compile(r"(?<![0-9])(?:(?:\+|00)86[ -]?)?1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9])")),
+    _Rule(
+        "PHONE",
+        re.compile(r"(?<![0-9A-Za-z])\+[1-9][0-9]{0,2}(?:[ -]?\(?[0-9]{1,4}\)?){2,4}(?![0-9])"),
+        lambda s: 8 <= sum(c.isdigit() for c in s) <= 15,
+    ),
 )
 
 
 # Every rule needs a digit, an '@' or a key-like marker: strings without one skip the rules.
-_MAYBE = re.compile(r"[0-9@]|(?i:bearer|key|token|secret|passw)|eyJ|sk-|gh[pousr]_|github_pat|xox|AIza|hf_|AKIA|ASIA")
+_MAYBE = re.compile(
+    r"[0-9@]|(?i:bearer|key|token|secret|passw)|eyJ|sk-|gh[pousr]_|github_pat|xox|AIza|hf_|AKIA|ASIA"
+)
 
 
 def redact_text(text: str) -> str:
@@ -87,6 +102,7 @@ def redact_text(text: str) -> str:
     if len(text) < 6 or not _MAYBE.search(text):
         return text
     for rule in _RULES:
+
         def sub(m: re.Match[str], rule: _Rule = rule) -> str:
             secret = m.group(rule.group)
             if rule.accept is not None and not rule.accept(secret):
@@ -94,6 +110,7 @@ def redact_text(text: str) -> str:
             if rule.group:
                 return m.group(0)[: m.start(rule.group) - m.start(0)] + f"[REDACTED:{rule.kind}]"
             return f"[REDACTED:{rule.kind}]"
+
         text = rule.pattern.sub(sub, text)
     return text
 

@@ -6,6 +6,7 @@ A reference names an output of an earlier step: first the step's ``extracted_dat
 :class:`MissingDependency` — the loop reports it as ``DEPENDENCY_MISSING``, never sends a call
 with a hole in it.
 """
+
 from __future__ import annotations
 
 import re

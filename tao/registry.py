@@ -5,13 +5,15 @@ takes the arguments as keywords) or build the contract from pydantic models with
 :meth:`ToolRegistry.function`; register HTTP tools with :meth:`ToolRegistry.register_http`.
 :meth:`export` returns the contracts as JSON (for training data and ``GET /v1/tools``).
 """
+
 from __future__ import annotations
 
 import asyncio
 import inspect
 import time
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Iterable
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -45,21 +47,41 @@ def _python_transport(fn: Callable[..., Any]) -> Transport:
         try:
             value = await fn(**args) if is_async else await asyncio.to_thread(fn, **args)
         except ToolError as exc:
-            return ActionResult(tool=spec.name, step_id=ctx.step_id, status_code=exc.status_code,
-                                response_time_ms=(time.perf_counter() - t0) * 1000,
-                                error_info=ErrorInfo(error_type=exc.error_type, message=exc.message,
-                                                     retryable=exc.error_type in (ErrorType.TOOL_TRANSIENT,
-                                                                                  ErrorType.TOOL_TIMEOUT)))
+            return ActionResult(
+                tool=spec.name,
+                step_id=ctx.step_id,
+                status_code=exc.status_code,
+                response_time_ms=(time.perf_counter() - t0) * 1000,
+                error_info=ErrorInfo(
+                    error_type=exc.error_type,
+                    message=exc.message,
+                    retryable=exc.error_type in (ErrorType.TOOL_TRANSIENT, ErrorType.TOOL_TIMEOUT),
+                ),
+            )
         except (ConnectionError, TimeoutError, OSError) as exc:
-            return ActionResult(tool=spec.name, step_id=ctx.step_id, status_code=503,
-                                response_time_ms=(time.perf_counter() - t0) * 1000,
-                                error_info=ErrorInfo(error_type=ErrorType.TOOL_TRANSIENT, retryable=True,
-                                                     message=f"{type(exc).__name__}: {exc}"))
+            return ActionResult(
+                tool=spec.name,
+                step_id=ctx.step_id,
+                status_code=503,
+                response_time_ms=(time.perf_counter() - t0) * 1000,
+                error_info=ErrorInfo(
+                    error_type=ErrorType.TOOL_TRANSIENT,
+                    retryable=True,
+                    message=f"{type(exc).__name__}: {exc}",
+                ),
+            )
         except Exception as exc:  # a tool bug is reported, never raised into the loop
-            return ActionResult(tool=spec.name, step_id=ctx.step_id, status_code=500,
-                                response_time_ms=(time.perf_counter() - t0) * 1000,
-                                error_info=ErrorInfo(error_type=ErrorType.TOOL_TRANSIENT, retryable=True,
-                                                     message=f"tool raised {type(exc).__name__}: {exc}"))
+            return ActionResult(
+                tool=spec.name,
+                step_id=ctx.step_id,
+                status_code=500,
+                response_time_ms=(time.perf_counter() - t0) * 1000,
+                error_info=ErrorInfo(
+                    error_type=ErrorType.TOOL_TRANSIENT,
+                    retryable=True,
+                    message=f"tool raised {type(exc).__name__}: {exc}",
+                ),
+            )
         return from_value(spec.name, ctx.step_id, value, (time.perf_counter() - t0) * 1000)
 
     return call
@@ -77,13 +99,21 @@ class ToolRegistry:
         self._tools[spec.name] = RegisteredTool(spec, _python_transport(fn), "python")
         return spec
 
-    def function(self, *, name: str, description: str, args_model: type[BaseModel],
-                 response_model: type[BaseModel] | None = None, **kw: Any) -> Callable[[Callable], Callable]:
+    def function(
+        self,
+        *,
+        name: str,
+        description: str,
+        args_model: type[BaseModel],
+        response_model: type[BaseModel] | None = None,
+        **kw: Any,
+    ) -> Callable[[Callable], Callable]:
         """Decorator: register a Python function with a contract built from pydantic models."""
 
         def deco(fn: Callable) -> Callable:
-            spec = ToolSpec.from_models(name=name, description=description, args_model=args_model,
-                                        response_model=response_model, **kw)
+            spec = ToolSpec.from_models(
+                name=name, description=description, args_model=args_model, response_model=response_model, **kw
+            )
             self.register(spec, fn)
             return fn
 

@@ -1,4 +1,5 @@
 """The result of one loop run (what ``tao run --json`` prints and ``POST /v1/run`` returns)."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -41,11 +42,20 @@ class RunReport:
     planner: str = ""
 
     def to_dict(self, *, with_events: bool = False) -> dict[str, Any]:
-        out = {"trace_id": self.trace_id, "thought_id": self.thought_id, "status": self.status,
-               "error_type": self.error_type, "answer": self.answer,
-               "stages_ms": {k: round(v, 3) for k, v in self.stages_ms.items()},
-               "steps": [asdict(s) for s in self.steps], "events": len(self.events), "message": self.message,
-               "plan": self.plan, "required_fields": self.required_fields, "planner": self.planner}
+        out = {
+            "trace_id": self.trace_id,
+            "thought_id": self.thought_id,
+            "status": self.status,
+            "error_type": self.error_type,
+            "answer": self.answer,
+            "stages_ms": {k: round(v, 3) for k, v in self.stages_ms.items()},
+            "steps": [asdict(s) for s in self.steps],
+            "events": len(self.events),
+            "message": self.message,
+            "plan": self.plan,
+            "required_fields": self.required_fields,
+            "planner": self.planner,
+        }
         if with_events:
             out["trajectory"] = [e.model_dump(mode="json") for e in self.events]
         return out

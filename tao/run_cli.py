@@ -6,6 +6,7 @@ given with ``--plan`` (JSON text or a file; no model). Tools are the reference r
 port. Output: a readable trajectory (rich), or ``--json``. Exit code 0 on success, 1 when the run
 did not succeed (failed / needs_user / needs_approval), 2 on bad usage, 3 when the model is missing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,18 +27,32 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("request", nargs="?", default=None, help="the user's request, e.g. 查询上个月的订单状态")
     ap.add_argument("--json", action="store_true", help="print the run (with the trajectory) as JSON")
     ap.add_argument("--plan", help="replay this plan (JSON text or a path) instead of asking the model")
-    ap.add_argument("--replay", type=Path, metavar="JSONL",
-                    help="re-run the plan recorded in a trajectory file (the last trace, or --trace-id)")
+    ap.add_argument(
+        "--replay",
+        type=Path,
+        metavar="JSONL",
+        help="re-run the plan recorded in a trajectory file (the last trace, or --trace-id)",
+    )
     ap.add_argument("--trace-id", default=None, help="which trace of --replay to re-run")
-    ap.add_argument("--checkpoint", type=Path, default=Path(os.environ.get("TAO_CHECKPOINT") or DEFAULT_CHECKPOINT))
+    ap.add_argument(
+        "--checkpoint", type=Path, default=Path(os.environ.get("TAO_CHECKPOINT") or DEFAULT_CHECKPOINT)
+    )
     ap.add_argument("--engine", default=os.environ.get("TAO_ENGINE", "auto"), help="auto | cpu | vllm")
-    ap.add_argument("--tools-url", default=os.environ.get("TAO_TOOLS_URL") or None,
-                    help="base URL of the tool service (default: start the mock service in-process)")
+    ap.add_argument(
+        "--tools-url",
+        default=os.environ.get("TAO_TOOLS_URL") or None,
+        help="base URL of the tool service (default: start the mock service in-process)",
+    )
     ap.add_argument("--user", default=DEMO_USER, help="session user id (default: the demo user)")
     ap.add_argument("--now", type=datetime.fromisoformat, default=None, help="session clock (ISO date-time)")
     ap.add_argument("--timezone", default="Asia/Shanghai")
-    ap.add_argument("--approve", action="append", default=[], metavar="TOOL",
-                    help="approve this write/high-risk tool for this run (repeatable)")
+    ap.add_argument(
+        "--approve",
+        action="append",
+        default=[],
+        metavar="TOOL",
+        help="approve this write/high-risk tool for this run (repeatable)",
+    )
     ap.add_argument("--trajectory", type=Path, default=None, help="also append the events to this JSONL file")
     ap.add_argument("--timeout", type=float, default=60.0, help="wall-time budget of the run, seconds")
     return ap
@@ -73,8 +88,11 @@ async def _run(a: argparse.Namespace) -> dict:
     else:
         engine = await asyncio.to_thread(load_plan_engine, a.checkpoint, a.engine)
         planner = EnginePlanner(engine)
-    rt = Runtime(RuntimeConfig(tools_url=a.tools_url, trajectory_path=a.trajectory,
-                               loop=LoopConfig(wall_time_s=a.timeout)))
+    rt = Runtime(
+        RuntimeConfig(
+            tools_url=a.tools_url, trajectory_path=a.trajectory, loop=LoopConfig(wall_time_s=a.timeout)
+        )
+    )
     try:
         report = await rt.loop(planner).run(a.request, session, approver=approve_tools(a.approve))
         out = report.to_dict(with_events=True)
@@ -93,10 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     if a.replay is None and (a.request is None or not a.request.strip()):
         ap.error("the request is empty")
     if a.plan is None and a.replay is None and not (a.checkpoint / "config.json").is_file():
-        print(f"tao run: the plan model is missing (no checkpoint at {a.checkpoint}).\n"
-              "  Train or fetch the default model first (`tao train`), point --checkpoint/TAO_CHECKPOINT at one,\n"
-              "  or replay a plan without a model: tao run REQUEST --plan '{\"intent\":...,\"steps\":[...]}'",
-              file=sys.stderr)
+        print(
+            f"tao run: the plan model is missing (no checkpoint at {a.checkpoint}).\n"
+            "  Train or fetch the default model first (`tao train`), point --checkpoint/TAO_CHECKPOINT at one,\n"
+            '  or replay a plan without a model: tao run REQUEST --plan \'{"intent":...,"steps":[...]}\'',
+            file=sys.stderr,
+        )
         return 3
     try:
         out = asyncio.run(_run(a))

@@ -1,6 +1,7 @@
 """Assembling the runtime for ``tao run`` and ``POST /v1/run``: the reference registry over HTTP
 (``tools_url``, or the mock service started in-process on a free loopback port), one executor
 (shared breakers and idempotency records), one observer, and a loop per request."""
+
 from __future__ import annotations
 
 import threading
@@ -32,8 +33,14 @@ class RuntimeConfig:
 class Runtime:
     """Everything a run needs except the planner. Create inside the event loop that will use it."""
 
-    def __init__(self, config: RuntimeConfig | None = None, *, tools: list[ToolSpec] | None = None,
-                 tracer: Tracer | None = None, session_store: SessionStore | None = None) -> None:
+    def __init__(
+        self,
+        config: RuntimeConfig | None = None,
+        *,
+        tools: list[ToolSpec] | None = None,
+        tracer: Tracer | None = None,
+        session_store: SessionStore | None = None,
+    ) -> None:
         self.config = config or RuntimeConfig()
         self.mock = None
         url = self.config.tools_url
@@ -52,12 +59,22 @@ class Runtime:
         self.executor = ToolExecutor(self.registry, self.config.executor)
         self.observer = Observer()
         self.plan_validator = PlanValidator(self.registry.args_schemas())
-        self.sinks: list[Sink] = [JsonlSink(self.config.trajectory_path)] if self.config.trajectory_path else []
+        self.sinks: list[Sink] = (
+            [JsonlSink(self.config.trajectory_path)] if self.config.trajectory_path else []
+        )
         self.tracer, self.session_store = tracer, session_store
 
     def loop(self, planner: Planner) -> TaoLoop:
-        return TaoLoop(planner, self.executor, observer=self.observer, plan_validator=self.plan_validator,
-                       config=self.config.loop, sinks=self.sinks, tracer=self.tracer, session_store=self.session_store)
+        return TaoLoop(
+            planner,
+            self.executor,
+            observer=self.observer,
+            plan_validator=self.plan_validator,
+            config=self.config.loop,
+            sinks=self.sinks,
+            tracer=self.tracer,
+            session_store=self.session_store,
+        )
 
     async def aclose(self) -> None:
         await self.executor.aclose()

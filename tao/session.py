@@ -4,12 +4,14 @@ Both keep one snapshot per (tenant, session_id) with a TTL; tenants never see ea
 sessions. Redis keys are ``{prefix}:{tenant}:{session_id}`` (values: the SessionState JSON,
 expiry set atomically with ``SET ... EX``).
 """
+
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 from tao.contracts import SessionState
 
@@ -52,7 +54,10 @@ class MemorySessionStore:
         if not state.session_id:
             raise SessionKeyError("a session snapshot needs a session_id")
         _check(state.tenant, state.session_id)
-        self._data[(state.tenant, state.session_id)] = (self.clock() + (ttl_s or self.ttl_s), state.model_dump_json())
+        self._data[(state.tenant, state.session_id)] = (
+            self.clock() + (ttl_s or self.ttl_s),
+            state.model_dump_json(),
+        )
 
     def delete(self, tenant: str, session_id: str) -> None:
         self._data.pop((tenant, session_id), None)
@@ -65,7 +70,7 @@ class RedisSessionStore:
         self.client, self.ttl_s, self.prefix = client, ttl_s, prefix
 
     @classmethod
-    def from_url(cls, url: str, **kw) -> "RedisSessionStore":
+    def from_url(cls, url: str, **kw) -> RedisSessionStore:
         import redis
 
         return cls(redis.Redis.from_url(url, socket_timeout=2.0), **kw)

@@ -1,5 +1,6 @@
 """Executing a checked plan: the DAG scheduler and the per-step action → observation → correction
 cycle (used by :class:`tao.loop.TaoLoop`)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -9,7 +10,15 @@ from typing import Any
 
 from opentelemetry.propagate import inject
 
-from tao.contracts import ActionResult, ErrorType, EventKind, ObservationResult, PlanStep, SessionState, ThoughtPlan
+from tao.contracts import (
+    ActionResult,
+    ErrorType,
+    EventKind,
+    ObservationResult,
+    PlanStep,
+    SessionState,
+    ThoughtPlan,
+)
 from tao.correction import HANDLERS, TERMINAL_STATUS, Action, StepCorrector, repair_arguments
 from tao.executor import ExecContext, ToolExecutor
 from tao.observer import Observer
@@ -42,11 +51,26 @@ def consistency_errors(args: dict[str, Any], parsed: Any, extracted: dict[str, A
 
 
 class StepRunner:
-    def __init__(self, executor: ToolExecutor, observer: Observer, config: Any, traj: Trajectory,
-                 session: SessionState, approver: Approver | None, headers: dict[str, str], deadline: float,
-                 stages: Any) -> None:
+    def __init__(
+        self,
+        executor: ToolExecutor,
+        observer: Observer,
+        config: Any,
+        traj: Trajectory,
+        session: SessionState,
+        approver: Approver | None,
+        headers: dict[str, str],
+        deadline: float,
+        stages: Any,
+    ) -> None:
         self.executor, self.observer, self.config, self.traj = executor, observer, config, traj
-        self.session, self.approver, self.headers, self.deadline, self.stages = session, approver, headers, deadline, stages
+        self.session, self.approver, self.headers, self.deadline, self.stages = (
+            session,
+            approver,
+            headers,
+            deadline,
+            stages,
+        )
         self.outputs: dict[str, StepOutput] = {}
         self.records: dict[str, StepRecord] = {}
         self.calls = 0
@@ -65,12 +89,18 @@ class StepRunner:
         await asyncio.gather(*pending, return_exceptions=True)
         for rec in self.records.values():
             if rec.status == "pending":
-                self._fail(rec, ErrorType.BUDGET_EXHAUSTED, f"wall-time budget of {self.config.wall_time_s} s exhausted")
+                self._fail(
+                    rec,
+                    ErrorType.BUDGET_EXHAUSTED,
+                    f"wall-time budget of {self.config.wall_time_s} s exhausted",
+                )
         return [self.records[s.step_id] for s in plan.steps]
 
     def _fail(self, rec: StepRecord, et: ErrorType, message: str, status: str = "failed") -> None:
         rec.status, rec.error_type, rec.message = status, et.value, message
-        self.traj.emit(EventKind.ERROR, step_id=rec.step_id, tool=rec.tool, error_type=et.value, message=message)
+        self.traj.emit(
+            EventKind.ERROR, step_id=rec.step_id, tool=rec.tool, error_type=et.value, message=message
+        )
 
     async def _guarded(self, step: PlanStep, done: dict[str, asyncio.Event]) -> None:
         rec = self.records[step.step_id]
@@ -79,8 +109,12 @@ class StepRunner:
                 await done[d].wait()
             bad = [d for d in step.dependencies if self.records[d].status != "ok"]
             if bad:
-                self._fail(rec, ErrorType.DEPENDENCY_MISSING,
-                           f"input never arrived: dependency {', '.join(bad)} did not succeed", "skipped")
+                self._fail(
+                    rec,
+                    ErrorType.DEPENDENCY_MISSING,
+                    f"input never arrived: dependency {', '.join(bad)} did not succeed",
+                    "skipped",
+                )
                 return
             try:
                 args = resolve_times(resolve_refs(step.arguments, self.outputs), self.session)
@@ -100,7 +134,9 @@ class StepRunner:
         finally:
             done[step.step_id].set()
 
-    async def _call(self, tool: str, step_id: str, args: dict[str, Any], tag: str) -> tuple[ActionResult, ObservationResult]:
+    async def _call(
+        self, tool: str, step_id: str, args: dict[str, Any], tag: str
+    ) -> tuple[ActionResult, ObservationResult]:
         reg = self.executor.registry
         spec = reg.spec(tool)
         tr = self.traj
@@ -108,33 +144,64 @@ class StepRunner:
         with tr.tool_span(tool, step_id, spec.description if spec else "") as span:
             headers = dict(self.headers)
             inject(headers)  # W3C traceparent of this execute_tool span (no-op without a real tracer)
-            ctx = ExecContext(thought_id=tr.thought_id, step_id=step_id, trace_id=tr.trace_id, approver=self.approver,
-                              deadline=self.deadline, headers=headers, attempt_tag=tag)
+            ctx = ExecContext(
+                thought_id=tr.thought_id,
+                step_id=step_id,
+                trace_id=tr.trace_id,
+                approver=self.approver,
+                deadline=self.deadline,
+                headers=headers,
+                attempt_tag=tag,
+            )
             t = time.perf_counter()
             result = await self.executor.execute(tool, args, ctx)
             self.stages.action += (time.perf_counter() - t) * 1000
             err = result.error_info
-            tr.emit(EventKind.TOOL_END, step_id=step_id, tool=tool, duration_ms=result.response_time_ms,
-                    status_code=result.status_code, attempts=result.attempts, from_fallback=result.from_fallback,
-                    idempotency_key=result.idempotency_key, truncated=result.truncated,
-                    deduplicated=result.attempts == 0 and err is None,
-                    error=err.model_dump(mode="json") if err else None, data=result.parsed_data)
+            tr.emit(
+                EventKind.TOOL_END,
+                step_id=step_id,
+                tool=tool,
+                duration_ms=result.response_time_ms,
+                status_code=result.status_code,
+                attempts=result.attempts,
+                from_fallback=result.from_fallback,
+                idempotency_key=result.idempotency_key,
+                truncated=result.truncated,
+                deduplicated=result.attempts == 0 and err is None,
+                error=err.model_dump(mode="json") if err else None,
+                data=result.parsed_data,
+            )
             t = time.perf_counter()
             if spec is None:
-                obs = ObservationResult(valid=False, error_type=err.error_type if err else ErrorType.TOOL_UNKNOWN,
-                                        confidence_score=0.0)
+                obs = ObservationResult(
+                    valid=False,
+                    error_type=err.error_type if err else ErrorType.TOOL_UNKNOWN,
+                    confidence_score=0.0,
+                )
             else:
                 obs = self.observer.observe(spec, result)
                 if obs.valid and (bad := consistency_errors(args, result.parsed_data, obs.extracted_data)):
-                    obs = obs.model_copy(update={"valid": False, "error_type": ErrorType.OBSERVATION_INCONSISTENT,
-                                                 "details": {**obs.details, "inconsistent": bad}})
+                    obs = obs.model_copy(
+                        update={
+                            "valid": False,
+                            "error_type": ErrorType.OBSERVATION_INCONSISTENT,
+                            "details": {**obs.details, "inconsistent": bad},
+                        }
+                    )
                 elif obs.valid and obs.confidence_score < self.config.min_confidence:
                     obs = obs.model_copy(update={"valid": False, "error_type": ErrorType.LOW_CONFIDENCE})
             self.stages.observation += (time.perf_counter() - t) * 1000
-            tr.emit(EventKind.OBSERVATION, step_id=step_id, tool=tool, valid=obs.valid,
-                    error_type=obs.error_type.value if obs.error_type else None, confidence=obs.confidence_score,
-                    extracted=obs.extracted_data, audit=[a.model_dump() for a in obs.audit_trail[:12]],
-                    backend=self.observer.backend)
+            tr.emit(
+                EventKind.OBSERVATION,
+                step_id=step_id,
+                tool=tool,
+                valid=obs.valid,
+                error_type=obs.error_type.value if obs.error_type else None,
+                confidence=obs.confidence_score,
+                extracted=obs.extracted_data,
+                audit=[a.model_dump() for a in obs.audit_trail[:12]],
+                backend=self.observer.backend,
+            )
             mark_error(span, None if obs.valid else (obs.error_type.value if obs.error_type else "invalid"))
         return result, obs
 
@@ -144,7 +211,11 @@ class StepRunner:
         tool, tag = step.tool, ""
         while True:
             if self.calls >= self.config.max_tool_calls:
-                self._fail(rec, ErrorType.BUDGET_EXHAUSTED, f"tool-call budget of {self.config.max_tool_calls} exhausted")
+                self._fail(
+                    rec,
+                    ErrorType.BUDGET_EXHAUSTED,
+                    f"tool-call budget of {self.config.max_tool_calls} exhausted",
+                )
                 return
             if time.monotonic() >= self.deadline:
                 self._fail(rec, ErrorType.BUDGET_EXHAUSTED, "wall-time budget exhausted")
@@ -174,15 +245,27 @@ class StepRunner:
                     args = rec.arguments = fixed
             if action is Action.REPLAN:  # plan-level errors cannot be fixed inside one step
                 action = Action.FAIL
-            self.traj.emit(EventKind.CORRECTION, step_id=step.step_id, tool=tool, error_type=et.value,
-                           handler=HANDLERS.get(et, "fail"), action=action.value, message=message)
+            self.traj.emit(
+                EventKind.CORRECTION,
+                step_id=step.step_id,
+                tool=tool,
+                error_type=et.value,
+                handler=HANDLERS.get(et, "fail"),
+                action=action.value,
+                message=message,
+            )
             rec.corrections.append(f"{et.value}->{action.value}")
             if action is Action.RETRY:
                 lo, hi = self.config.retry_jitter_s
                 await asyncio.sleep(self.rng.uniform(lo, hi))
                 tag = f"-r{corrector.retries}"
                 continue
-            if action is Action.FALLBACK and spec is not None and spec.fallback_tool and reg.spec(spec.fallback_tool):
+            if (
+                action is Action.FALLBACK
+                and spec is not None
+                and spec.fallback_tool
+                and reg.spec(spec.fallback_tool)
+            ):
                 fb = reg.spec(spec.fallback_tool)
                 props = (fb.args_schema.get("properties") or {}).keys()
                 args = {k: v for k, v in args.items() if k in props}

@@ -10,10 +10,11 @@ time zone — never the model's arithmetic:
 * a symbol with a time (``@tomorrow T15:00``) or ``@now`` → ``"YYYY-MM-DD HH:MM"`` (a range with a
   time resolves to its first day at that time).
 """
+
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -33,7 +34,7 @@ def session_now(session: SessionState | None) -> datetime:
         tz = ZoneInfo(tzname)
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise TimeSymbolError(f"unknown time zone {tzname!r}") from exc
-    now = session.now if session and session.now else datetime.now(timezone.utc)
+    now = session.now if session and session.now else datetime.now(UTC)
     if now.tzinfo is None:
         return now.replace(tzinfo=tz)
     return now.astimezone(tz)

@@ -11,15 +11,17 @@ Spans follow the OpenTelemetry GenAI semantic conventions: ``invoke_agent tao`` 
 ``tao.thought_id`` on every span. Pass a tracer (e.g. from an SDK ``TracerProvider``); the default
 is the global tracer (a no-op unless the application configured one).
 """
+
 from __future__ import annotations
 
 import contextlib
 import logging
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator, Protocol
+from typing import Any, Protocol
 
 import orjson
 from opentelemetry import trace
@@ -61,8 +63,14 @@ class JsonlSink:
 class Trajectory:
     """The events and spans of one request."""
 
-    def __init__(self, trace_id: str, thought_id: str | None, sinks: list[Sink] | None = None,
-                 tracer: Tracer | None = None, session_id: str | None = None) -> None:
+    def __init__(
+        self,
+        trace_id: str,
+        thought_id: str | None,
+        sinks: list[Sink] | None = None,
+        tracer: Tracer | None = None,
+        session_id: str | None = None,
+    ) -> None:
         self.trace_id, self.thought_id, self.session_id = trace_id, thought_id, session_id
         self.sinks = list(sinks or [])
         self.tracer = tracer or trace.get_tracer("tao.loop")
@@ -76,13 +84,28 @@ class Trajectory:
         self.thought_id = thought_id
         self.log = logging.LoggerAdapter(log, {"thought_id": thought_id})
 
-    def emit(self, kind: EventKind, *, step_id: str | None = None, tool: str | None = None,
-             duration_ms: float | None = None, **payload: Any) -> TrajectoryEvent:
+    def emit(
+        self,
+        kind: EventKind,
+        *,
+        step_id: str | None = None,
+        tool: str | None = None,
+        duration_ms: float | None = None,
+        **payload: Any,
+    ) -> TrajectoryEvent:
         clean = redact(orjson.loads(orjson.dumps(payload, default=_default, option=orjson.OPT_NON_STR_KEYS)))
         with self._lock:
-            ev = TrajectoryEvent(trace_id=self.trace_id, thought_id=self.thought_id, seq=len(self.events),
-                                 ts=datetime.now(timezone.utc), kind=kind, step_id=step_id, tool=tool,
-                                 duration_ms=None if duration_ms is None else round(duration_ms, 3), payload=clean)
+            ev = TrajectoryEvent(
+                trace_id=self.trace_id,
+                thought_id=self.thought_id,
+                seq=len(self.events),
+                ts=datetime.now(UTC),
+                kind=kind,
+                step_id=step_id,
+                tool=tool,
+                duration_ms=None if duration_ms is None else round(duration_ms, 3),
+                payload=clean,
+            )
             self.events.append(ev)
         for sink in self.sinks:
             try:
@@ -93,8 +116,12 @@ class Trajectory:
         return ev
 
     def _attrs(self, operation: str, **extra: Any) -> dict[str, Any]:
-        attrs = {"gen_ai.operation.name": operation, "gen_ai.agent.name": AGENT_NAME,
-                 "gen_ai.provider.name": AGENT_NAME, "tao.trace_id": self.trace_id}
+        attrs = {
+            "gen_ai.operation.name": operation,
+            "gen_ai.agent.name": AGENT_NAME,
+            "gen_ai.provider.name": AGENT_NAME,
+            "tao.trace_id": self.trace_id,
+        }
         if self.thought_id:
             attrs["tao.thought_id"] = self.thought_id
         if self.session_id:
@@ -104,21 +131,29 @@ class Trajectory:
 
     @contextlib.contextmanager
     def agent_span(self) -> Iterator[Span]:
-        with self.tracer.start_as_current_span(f"invoke_agent {AGENT_NAME}",
-                                               attributes=self._attrs("invoke_agent")) as span:
+        with self.tracer.start_as_current_span(
+            f"invoke_agent {AGENT_NAME}", attributes=self._attrs("invoke_agent")
+        ) as span:
             yield span
 
     @contextlib.contextmanager
     def chat_span(self, model: str) -> Iterator[Span]:
-        with self.tracer.start_as_current_span(f"chat {model}", attributes=self._attrs(
-                "chat", **{"gen_ai.request.model": model})) as span:
+        with self.tracer.start_as_current_span(
+            f"chat {model}", attributes=self._attrs("chat", **{"gen_ai.request.model": model})
+        ) as span:
             yield span
 
     @contextlib.contextmanager
     def tool_span(self, tool: str, step_id: str, description: str = "") -> Iterator[Span]:
-        attrs = self._attrs("execute_tool", **{"gen_ai.tool.name": tool, "gen_ai.tool.type": "function",
-                                               "gen_ai.tool.call.id": f"{self.thought_id}:{step_id}",
-                                               "gen_ai.tool.description": redact(description[:200])})
+        attrs = self._attrs(
+            "execute_tool",
+            **{
+                "gen_ai.tool.name": tool,
+                "gen_ai.tool.type": "function",
+                "gen_ai.tool.call.id": f"{self.thought_id}:{step_id}",
+                "gen_ai.tool.description": redact(description[:200]),
+            },
+        )
         with self.tracer.start_as_current_span(f"execute_tool {tool}", attributes=attrs) as span:
             yield span
 
@@ -192,6 +227,14 @@ def replay(events: list[TrajectoryEvent]) -> Replay:
             corrections.append({"step_id": ev.step_id, **ev.payload})
         elif ev.kind is EventKind.FINAL:
             final = ev.payload
-    return Replay(trace_id=evs[0].trace_id, thought_id=evs[-1].thought_id, plan=plan, steps=steps,
-                  corrections=corrections, status=final.get("status"), error_type=final.get("error_type"),
-                  answer=final.get("answer", {}), request=request)
+    return Replay(
+        trace_id=evs[0].trace_id,
+        thought_id=evs[-1].thought_id,
+        plan=plan,
+        steps=steps,
+        corrections=corrections,
+        status=final.get("status"),
+        error_type=final.get("error_type"),
+        answer=final.get("answer", {}),
+        request=request,
+    )

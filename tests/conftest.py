@@ -1,4 +1,5 @@
 """Shared pytest fixtures. Paths to the read-only shared data live here."""
+
 from __future__ import annotations
 
 from pathlib import Path

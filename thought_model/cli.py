@@ -4,6 +4,7 @@ Uses the transformers path (:mod:`thought_model.hf_planner`) on the default chec
 session user defaults to a demo user so "my orders" requests can be planned; pass
 ``--no-user`` to plan as an anonymous session.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -8,6 +8,7 @@ values back. Relative time phrases become the canonical symbols of
 :data:`tao.contracts.plan.TIME_SYMBOL_PATTERN` (``@last_month``, ``@tomorrow T15:00``), so the
 model never computes dates.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,12 +16,34 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from thought_model.entities_lexicon import (
-    CITIES, EN_NUMBERS, EN_REL_DAY, EN_REL_PERIOD, MONTHS_EN, STATUS_WORDS_BLOCK, SURNAMES, ZH_DIGITS,
-    ZH_REL_DAY, ZH_REL_PERIOD,
+    CITIES,
+    EN_NUMBERS,
+    EN_REL_DAY,
+    EN_REL_PERIOD,
+    MONTHS_EN,
+    STATUS_WORDS_BLOCK,
+    SURNAMES,
+    ZH_DIGITS,
+    ZH_REL_DAY,
+    ZH_REL_PERIOD,
 )
 
-SLOT_TYPES = ("ORDER", "USER", "INV", "EXP", "ROOM", "EMAIL", "PHONE", "AMOUNT", "DATE", "DUR",
-              "NUM", "CITY", "NAME", "TEXT")
+SLOT_TYPES = (
+    "ORDER",
+    "USER",
+    "INV",
+    "EXP",
+    "ROOM",
+    "EMAIL",
+    "PHONE",
+    "AMOUNT",
+    "DATE",
+    "DUR",
+    "NUM",
+    "CITY",
+    "NAME",
+    "TEXT",
+)
 MAX_SLOTS_PER_TYPE = 4
 ME_SLOT = "<ME>"
 SLOT_TOKEN_RE = re.compile(r"<(" + "|".join(SLOT_TYPES) + r")([1-9])>|<ME>")
@@ -84,69 +107,353 @@ _AMOUNT = re.compile(
     r"(?:[¥￥$]\s?(?P<a1>[0-9]+(?:\.[0-9]+)?))"
     r"|(?:(?P<a2>[0-9]+(?:\.[0-9]+)?)\s?(?:元|块钱|块|rmb|RMB|yuan|CNY|dollars?|usd|USD)(?![A-Za-z]))"
     r"|(?:(?:退款|退|金额|amount(?: of)?|refund(?: of)?|报销)\s?(?:为|是|:|：)?\s?(?P<a3>[0-9]+(?:\.[0-9]+)?)(?![0-9.\-/]))",
-    re.I)
+    re.I,
+)
 _DUR = re.compile(
     rf"(?<![0-9.A-Za-z])(?P<n>{_NUM}|半|an?|one|two|three|half an?)\s?(?:个)?(?P<half>半)?\s?"
-    r"(?P<u>小时|钟头|分钟|hours?|hrs?|h(?![a-z])|minutes?|mins?)", re.I)
+    r"(?P<u>小时|钟头|分钟|hours?|hrs?|h(?![a-z])|minutes?|mins?)",
+    re.I,
+)
 _COUNT = re.compile(
     rf"(?P<n>{_NUM}|[a-z]+)\s?(?:个)?\s?(?:人|位|people|persons|attendees|participants|seats|pax)(?![a-z])",
-    re.I)
+    re.I,
+)
 _ISO_DATE = re.compile(r"(?<![0-9])(?P<y>20[0-9]{2})[-/.](?P<m>[01]?[0-9])[-/.](?P<d>[0-3]?[0-9])(?![0-9])")
-_ZH_DATE = re.compile(rf"(?:(?P<y>20[0-9]{{2}})年)?(?P<m>[01]?[0-9]|{_ZH_NUM})月(?P<d>[0-3]?[0-9]|{_ZH_NUM})[日号]")
+_ZH_DATE = re.compile(
+    rf"(?:(?P<y>20[0-9]{{2}})年)?(?P<m>[01]?[0-9]|{_ZH_NUM})月(?P<d>[0-3]?[0-9]|{_ZH_NUM})[日号]"
+)
 _ZH_MONTH = re.compile(r"(?P<y>20[0-9]{2})年(?P<m>[01]?[0-9])月(?:份)?")
 _YM = re.compile(r"(?<![0-9])(?P<y>20[0-9]{2})-(?P<m>[01][0-9])(?![0-9-])")
 _EN_MON = "|".join(sorted(MONTHS_EN, key=len, reverse=True))
 _EN_DATE = re.compile(
     rf"(?<![0-9A-Za-z])(?:(?P<m1>{_EN_MON})\.?\s+(?P<d1>[0-3]?[0-9])(?:st|nd|rd|th)?|(?P<d2>[0-3]?[0-9])(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>{_EN_MON}))"
-    r"(?:,?\s+(?P<y>20[0-9]{2}))?(?![0-9])", re.I)
+    r"(?:,?\s+(?P<y>20[0-9]{2}))?(?![0-9])",
+    re.I,
+)
 _EN_MONTH_YEAR = re.compile(rf"(?P<m>{_EN_MON})\s+(?P<y>20[0-9]{{2}})", re.I)
 _ZH_TIME = re.compile(
     rf"(?P<ap>上午|早上|早晨|中午|下午|晚上|傍晚|凌晨)?\s?(?<![0-9])(?P<h>[0-2]?[0-9]|{_ZH_NUM})\s?(?:点|:|：|时)"
-    rf"(?:\s?(?P<half>半)|\s?(?P<mi>[0-5]?[0-9]|{_ZH_NUM})\s?分?)?(?![0-9])(?!\s?[ap]\.?m)", re.I)
+    rf"(?:\s?(?P<half>半)|\s?(?P<mi>[0-5]?[0-9]|{_ZH_NUM})\s?分?)?(?![0-9])(?!\s?[ap]\.?m)",
+    re.I,
+)
 _EN_TIME = re.compile(
     r"(?<![0-9:])(?P<h>[0-2]?[0-9])(?::(?P<mi>[0-5][0-9]))?\s?(?P<ap>a\.?m\.?|p\.?m\.?)(?![a-z])"
     r"|(?<![0-9:])(?P<h2>[0-2]?[0-9]):(?P<mi2>[0-5][0-9])(?![0-9])"
     r"|(?<![A-Za-z])(?:at|@)\s(?P<h3>[0-2]?[0-9])(?:\s?o'?clock)?(?![0-9:a-z%])"
-    r"|\bnoon\b", re.I)
-_QUOTED = re.compile(r"[\"“「『‘](?P<t>[^\"”」』’<>]{1,80})[\"”」』’]"
-                     r"|(?<![A-Za-z])'(?P<t2>[^'\"<>\n]{1,80})'(?![A-Za-z])")
+    r"|\bnoon\b",
+    re.I,
+)
+_QUOTED = re.compile(
+    r"[\"“「『‘](?P<t>[^\"”」』’<>]{1,80})[\"”」』’]"
+    r"|(?<![A-Za-z])'(?P<t2>[^'\"<>\n]{1,80})'(?![A-Za-z])"
+)
 """Quoted free text; an ASCII apostrophe quotes only at word edges (so "I'm ... what's" is no quote)."""
 _CUE = re.compile(
     r"(?:原因是|原因[:：]|理由是|理由[:：]|因为|抬头是|抬头为|抬头[:：]|标题是|标题为|标题[:：]|主题是|主题为|主题[:：]"
     r"|内容是|内容为|内容[:：]|正文是|正文[:：]|说明是|说明[:：]|备注[:：]|用途是|事由是|事由[:：]"
     r"|(?<![A-Za-z])(?:reason:?|because|titled|title:|subject:|saying|that says|body:|header:|description:"
-    r"|for the purpose of)(?![A-Za-z]))\s*", re.I)
+    r"|for the purpose of)(?![A-Za-z]))\s*",
+    re.I,
+)
 _TEXT_STOP = re.compile(r"[，。,.;；!！?？\n<>\"“”（）()]")
 _ZH_NAME_CUE = re.compile(
     rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|拉上|把)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
-    r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说)")
+    r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说)"
+)
 _EN_NAME = re.compile(r"(?<![A-Za-z])(?P<n>[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?![A-Za-z])")
-_EN_STOP = {"I", "The", "Please", "Can", "Could", "Would", "What", "Whats", "How", "Hey", "Hi", "Hello",
-            "Check", "Show", "Get", "Find", "List", "Book", "Send", "Cancel", "Refund", "Submit", "Create",
-            "Update", "Change", "Set", "Look", "Tell", "Give", "Let", "Is", "Are", "Do", "Does", "Will", "My",
-            "Then", "And", "Also", "After", "Next", "Last", "This", "Thanks", "Thank", "Pls", "Plz", "Kindly",
-            "Schedule", "Reserve", "Issue", "Open", "Need", "Want", "Help", "Track", "Where", "When", "Which",
-            "Email", "Mail", "Order", "Invoice", "Expense", "Weather", "Meeting", "Room", "Today", "Tomorrow",
-            "Yesterday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Mr",
-            "Ms", "Mrs", "Dr", "Ok", "Okay", "Quick", "Urgent", "Any", "Add", "Pull", "Fetch", "See", "Who",
-            "Why", "Me", "It", "Its", "Shipping", "Status", "User", "Profile", "Calendar", "Event", "Re", "Fw",
-            "Hotel", "Meal", "Travel", "Taxi", "Office", "Project", "Team", "Weekly", "Daily", "Sync", "Review",
-            "Lunch", "Dinner", "Q1", "Q2", "Q3", "Q4", "Dear", "Hiya", "Yo", "Oh", "Um", "So", "Now", "Just",
-            "Invite", "Notify", "Write", "Forward", "Reply", "In", "On", "At", "For", "Of", "To", "From", "With",
-            "Shoot", "Drop", "Ping", "Grab", "File", "Claim", "Remind", "Move", "Switch", "Swap", "Put", "Make",
-            "Message", "Contact", "Reach", "Return", "Void", "Kill", "Scrap", "Stop", "Hold", "Lock", "Secure",
-            "Arrange", "Organize", "Organise", "Plan", "Confirm", "Verify", "Display", "Bring", "Dig", "Hunt",
-            "Search", "Locate", "Trace", "Follow", "Monitor", "Amend", "Fix", "Edit", "Modify", "Replace", "Raise",
-            "Request", "Alright", "Well", "Really", "Actually", "Basically", "Sorry", "Good", "Morning",
-            "Afternoon", "Evening", "Urgently", "Quickly", "Real", "Pay", "Bill", "Charge", "Ship", "Deliver",
-            "Sign", "Log", "Record", "Note", "Pop", "Shift", "Jot", "Block", "Has", "Have", "Had", "Was", "Were",
-            "Did", "Should", "Shall", "May", "Might", "Must", "Could", "Any", "Anything", "Everything", "All",
-            "Some", "No", "Not", "Yes", "Yeah", "Hmm", "Uh", "Ah", "Btw", "Fyi", "Asap", "Huh", "Wait", "Ugh",
-            "Our", "We", "You", "Your", "They", "Their", "He", "She", "His", "Her", "There", "Here", "That",
-            "These", "Those", "Is", "If", "But", "Or", "As", "By", "About", "Before", "Since", "Until", "Plus",
-            "Second", "One", "Two", "First", "Finally", "Lastly", "Besides", "Meanwhile"}
-_WORDNUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-            "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30}
+_EN_STOP = {
+    "I",
+    "The",
+    "Please",
+    "Can",
+    "Could",
+    "Would",
+    "What",
+    "Whats",
+    "How",
+    "Hey",
+    "Hi",
+    "Hello",
+    "Check",
+    "Show",
+    "Get",
+    "Find",
+    "List",
+    "Book",
+    "Send",
+    "Cancel",
+    "Refund",
+    "Submit",
+    "Create",
+    "Update",
+    "Change",
+    "Set",
+    "Look",
+    "Tell",
+    "Give",
+    "Let",
+    "Is",
+    "Are",
+    "Do",
+    "Does",
+    "Will",
+    "My",
+    "Then",
+    "And",
+    "Also",
+    "After",
+    "Next",
+    "Last",
+    "This",
+    "Thanks",
+    "Thank",
+    "Pls",
+    "Plz",
+    "Kindly",
+    "Schedule",
+    "Reserve",
+    "Issue",
+    "Open",
+    "Need",
+    "Want",
+    "Help",
+    "Track",
+    "Where",
+    "When",
+    "Which",
+    "Email",
+    "Mail",
+    "Order",
+    "Invoice",
+    "Expense",
+    "Weather",
+    "Meeting",
+    "Room",
+    "Today",
+    "Tomorrow",
+    "Yesterday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "Mr",
+    "Ms",
+    "Mrs",
+    "Dr",
+    "Ok",
+    "Okay",
+    "Quick",
+    "Urgent",
+    "Any",
+    "Add",
+    "Pull",
+    "Fetch",
+    "See",
+    "Who",
+    "Why",
+    "Me",
+    "It",
+    "Its",
+    "Shipping",
+    "Status",
+    "User",
+    "Profile",
+    "Calendar",
+    "Event",
+    "Re",
+    "Fw",
+    "Hotel",
+    "Meal",
+    "Travel",
+    "Taxi",
+    "Office",
+    "Project",
+    "Team",
+    "Weekly",
+    "Daily",
+    "Sync",
+    "Review",
+    "Lunch",
+    "Dinner",
+    "Q1",
+    "Q2",
+    "Q3",
+    "Q4",
+    "Dear",
+    "Hiya",
+    "Yo",
+    "Oh",
+    "Um",
+    "So",
+    "Now",
+    "Just",
+    "Invite",
+    "Notify",
+    "Write",
+    "Forward",
+    "Reply",
+    "In",
+    "On",
+    "At",
+    "For",
+    "Of",
+    "To",
+    "From",
+    "With",
+    "Shoot",
+    "Drop",
+    "Ping",
+    "Grab",
+    "File",
+    "Claim",
+    "Remind",
+    "Move",
+    "Switch",
+    "Swap",
+    "Put",
+    "Make",
+    "Message",
+    "Contact",
+    "Reach",
+    "Return",
+    "Void",
+    "Kill",
+    "Scrap",
+    "Stop",
+    "Hold",
+    "Lock",
+    "Secure",
+    "Arrange",
+    "Organize",
+    "Organise",
+    "Plan",
+    "Confirm",
+    "Verify",
+    "Display",
+    "Bring",
+    "Dig",
+    "Hunt",
+    "Search",
+    "Locate",
+    "Trace",
+    "Follow",
+    "Monitor",
+    "Amend",
+    "Fix",
+    "Edit",
+    "Modify",
+    "Replace",
+    "Raise",
+    "Request",
+    "Alright",
+    "Well",
+    "Really",
+    "Actually",
+    "Basically",
+    "Sorry",
+    "Good",
+    "Morning",
+    "Afternoon",
+    "Evening",
+    "Urgently",
+    "Quickly",
+    "Real",
+    "Pay",
+    "Bill",
+    "Charge",
+    "Ship",
+    "Deliver",
+    "Sign",
+    "Log",
+    "Record",
+    "Note",
+    "Pop",
+    "Shift",
+    "Jot",
+    "Block",
+    "Has",
+    "Have",
+    "Had",
+    "Was",
+    "Were",
+    "Did",
+    "Should",
+    "Shall",
+    "May",
+    "Might",
+    "Must",
+    "Anything",
+    "Everything",
+    "All",
+    "Some",
+    "No",
+    "Not",
+    "Yes",
+    "Yeah",
+    "Hmm",
+    "Uh",
+    "Ah",
+    "Btw",
+    "Fyi",
+    "Asap",
+    "Huh",
+    "Wait",
+    "Ugh",
+    "Our",
+    "We",
+    "You",
+    "Your",
+    "They",
+    "Their",
+    "He",
+    "She",
+    "His",
+    "Her",
+    "There",
+    "Here",
+    "That",
+    "These",
+    "Those",
+    "If",
+    "But",
+    "Or",
+    "As",
+    "By",
+    "About",
+    "Before",
+    "Since",
+    "Until",
+    "Plus",
+    "Second",
+    "One",
+    "Two",
+    "First",
+    "Finally",
+    "Lastly",
+    "Besides",
+    "Meanwhile",
+}
+_WORDNUM = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+}
 
 
 def zh_number(s: str) -> int | None:
@@ -218,7 +525,7 @@ def _find_times(text: str) -> list[tuple[int, int, str]]:
             mi = zh_number(m.group("mi")) or 0
         else:
             mi = 0
-        if not m.group("ap") and text[m.start("h"):m.end()].endswith(("时",)) and not m.group("mi"):
+        if not m.group("ap") and text[m.start("h") : m.end()].endswith(("时",)) and not m.group("mi"):
             continue
         hm = _hm(h, mi, m.group("ap"))
         if hm:
@@ -265,7 +572,11 @@ def _find_days(text: str, today: date) -> list[tuple[int, int, str]]:
             y = int(gd.get("y") or today.year)
             mon = gd.get("m") or gd.get("m1") or gd.get("m2")
             d = gd.get("d") or gd.get("d1") or gd.get("d2")
-            mo = MONTHS_EN.get(mon.lower().rstrip(".")) if mon and not mon.isdigit() and mon.isascii() else zh_number(mon)
+            mo = (
+                MONTHS_EN.get(mon.lower().rstrip("."))
+                if mon and not mon.isdigit() and mon.isascii()
+                else zh_number(mon)
+            )
             dd = zh_number(d) if d else None
             if mo and dd:
                 try:
@@ -275,8 +586,13 @@ def _find_days(text: str, today: date) -> list[tuple[int, int, str]]:
     for m in _ZH_WEEKDAY.finditer(text):
         out.append((m.start(), m.end(), _weekday_date(today, ZH_WEEKDAYS[m.group("d")], m.group("w") or "")))
     for m in _EN_WEEKDAY.finditer(text):
-        out.append((m.start(), m.end(), _weekday_date(today, EN_WEEKDAYS[m.group("d").lower()[:3]],
-                                                      (m.group("w") or "").lower())))
+        out.append(
+            (
+                m.start(),
+                m.end(),
+                _weekday_date(today, EN_WEEKDAYS[m.group("d").lower()[:3]], (m.group("w") or "").lower()),
+            )
+        )
     for rx in (_ZH_MONTH, _YM, _EN_MONTH_YEAR):
         for m in rx.finditer(text):
             mon = m.group("m")
@@ -289,8 +605,11 @@ def _find_days(text: str, today: date) -> list[tuple[int, int, str]]:
 ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 EN_WEEKDAYS = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
 _ZH_WEEKDAY = re.compile(r"(?P<w>下个?|这个?|本|上个?)?(?:周|星期|礼拜)(?P<d>[一二三四五六日天])")
-_EN_WEEKDAY = re.compile(r"(?<![A-Za-z])(?:(?P<w>next|this|last|on)\s+)?(?P<d>monday|tuesday|wednesday|thursday|friday"
-                         r"|saturday|sunday|mon|tue|wed|thu|fri|sat|sun)(?![A-Za-z])", re.I)
+_EN_WEEKDAY = re.compile(
+    r"(?<![A-Za-z])(?:(?P<w>next|this|last|on)\s+)?(?P<d>monday|tuesday|wednesday|thursday|friday"
+    r"|saturday|sunday|mon|tue|wed|thu|fri|sat|sun)(?![A-Za-z])",
+    re.I,
+)
 
 
 def _weekday_date(today: date, wd: int, which: str) -> str:
@@ -318,14 +637,24 @@ def _add_datetimes(text: str, spans: _Spans, today: date) -> None:
         # a clock time right after the day (allowing a few connector chars) joins it
         for i, (ta, tb, tv) in enumerate(times):
             gap = text[b:ta]
-            if i not in used_times and 0 <= ta - b <= 6 and re.fullmatch(r"[\s,，的at@]*", gap, re.I) \
-                    and spans.free(a, tb) and _is_daylike(v):
+            if (
+                i not in used_times
+                and 0 <= ta - b <= 6
+                and re.fullmatch(r"[\s,，的at@]*", gap, re.I)
+                and spans.free(a, tb)
+                and _is_daylike(v)
+            ):
                 used_times.add(i)
                 joined = f"{v} T{tv}" if v.startswith("@") else f"{v} {tv}"
                 spans.add("DATE", a, tb, text, joined)
                 break
-            if i not in used_times and 0 <= a - tb <= 4 and spans.free(ta, b) \
-                    and re.fullmatch(r"[\s,，]*(?:on\s*)?", text[tb:a], re.I) and _is_daylike(v):
+            if (
+                i not in used_times
+                and 0 <= a - tb <= 4
+                and spans.free(ta, b)
+                and re.fullmatch(r"[\s,，]*(?:on\s*)?", text[tb:a], re.I)
+                and _is_daylike(v)
+            ):
                 used_times.add(i)
                 joined = f"{v} T{tv}" if v.startswith("@") else f"{v} {tv}"
                 spans.add("DATE", ta, b, text, joined)
@@ -374,9 +703,12 @@ def perceive(request: str, today: date | None = None, user_known: bool = False) 
     for j, m in enumerate(cues):
         a = m.end()
         stop = _TEXT_STOP.search(text, a)
-        stops = [a + 60, stop.start() if stop else len(text)] + [e.start for e in spans.items if e.start >= a] \
-            + [c.start() for c in cues[j + 1:]]
-        t = text[a:min(stops)].rstrip(" ，,、")
+        stops = (
+            [a + 60, stop.start() if stop else len(text)]
+            + [e.start for e in spans.items if e.start >= a]
+            + [c.start() for c in cues[j + 1 :]]
+        )
+        t = text[a : min(stops)].rstrip(" ，,、")
         if t and spans.free(a, a + len(t)):
             spans.add("TEXT", a, a + len(t), text, t)
     _add_datetimes(text, spans, today)
@@ -419,14 +751,16 @@ def _mask(text: str, entities: list[Entity]) -> Perception:
     pos = 0
     kept: list[Entity] = []
     for e in ents:
-        existing = next((k for k, v in slots.items() if k.startswith(f"<{e.type}") and _same(v, e.value)), None)
+        existing = next(
+            (k for k, v in slots.items() if k.startswith(f"<{e.type}") and _same(v, e.value)), None
+        )
         if existing is None:
             counters[e.type] = counters.get(e.type, 0) + 1
             if counters[e.type] > MAX_SLOTS_PER_TYPE:
                 continue  # too many of one kind: leave the literal text in place
             existing = f"<{e.type}{counters[e.type]}>"
             slots[existing] = e.value
-        pieces.append(text[pos:e.start])
+        pieces.append(text[pos : e.start])
         pieces.append(existing)
         pos = e.end
         kept.append(e)

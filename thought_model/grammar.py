@@ -11,6 +11,7 @@ field's pattern by testing sample values, so a user registry works without code 
 :class:`InsufficientContext`, substituting slot values back; malformed output raises
 :class:`PlanParseError`.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,13 @@ INTENT_PATTERN = r"^[a-z][a-z0-9_]{1,63}$"
 _IDX = f"[1-{MAX_SLOTS_PER_TYPE}]"
 # sample values per string slot kind: a field accepts a kind if one sample matches its pattern
 SLOT_SAMPLES: dict[str, list[str]] = {
-    "ORDER": ["123456789012345678"], "USER": ["U12345678"], "INV": ["INV1234567890"],
-    "EXP": ["EXP12345678"], "ROOM": ["R101"], "EMAIL": ["a.b@example.com"], "PHONE": ["13812345678"],
+    "ORDER": ["123456789012345678"],
+    "USER": ["U12345678"],
+    "INV": ["INV1234567890"],
+    "EXP": ["EXP12345678"],
+    "ROOM": ["R101"],
+    "EMAIL": ["a.b@example.com"],
+    "PHONE": ["13812345678"],
     "DATE": ["@today", "@tomorrow T15:00", "2026-03-05", "2026-03-05 15:00", "2026-03"],
 }
 FREE_TEXT_KINDS = ["CITY", "NAME", "TEXT", "EMAIL", "PHONE"]
@@ -87,7 +93,9 @@ def _alts(kinds: Sequence[str], avail: frozenset[str] | None = None) -> str:
     """Regex alternative for slot tokens of ``kinds`` (only those in ``avail`` when given)."""
     if avail is None:
         return "<(" + "|".join(kinds) + f"){_IDX}>" if kinds else ""
-    toks = sorted(t for t in avail if any(t.startswith(f"<{k}") and t[len(k) + 1:-1].isdigit() for k in kinds))
+    toks = sorted(
+        t for t in avail if any(t.startswith(f"<{k}") and t[len(k) + 1 : -1].isdigit() for k in kinds)
+    )
     return "|".join(re.escape(t) for t in toks)
 
 
@@ -105,8 +113,13 @@ def _ref_steps(step: int | None) -> str | None:
     return None if step <= 1 else f"t[1-{step - 1}]"
 
 
-def _string_field(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec],
-                  avail: frozenset[str] | None, step: int | None = None) -> dict[str, Any] | None:
+def _string_field(
+    name: str,
+    prop: dict[str, Any],
+    tools: Sequence[ToolSpec],
+    avail: frozenset[str] | None,
+    step: int | None = None,
+) -> dict[str, Any] | None:
     pattern = prop.get("pattern")
     alts: list[str] = []
     if pattern:
@@ -127,8 +140,13 @@ def _string_field(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec],
     return _pattern(alts)
 
 
-def _field_schema(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec],
-                  avail: frozenset[str] | None = None, step: int | None = None) -> dict[str, Any] | None:
+def _field_schema(
+    name: str,
+    prop: dict[str, Any],
+    tools: Sequence[ToolSpec],
+    avail: frozenset[str] | None = None,
+    step: int | None = None,
+) -> dict[str, Any] | None:
     """Model-side schema of one argument; None when it cannot be filled from ``avail``."""
     prop = _nonnull(prop)
     if "enum" in prop:
@@ -154,8 +172,9 @@ def _field_schema(name: str, prop: dict[str, Any], tools: Sequence[ToolSpec],
     return _string_field(name, prop, tools, avail, step)
 
 
-def arguments_schema(tool: ToolSpec, tools: Sequence[ToolSpec],
-                     avail: frozenset[str] | None = None, step: int | None = None) -> dict[str, Any] | None:
+def arguments_schema(
+    tool: ToolSpec, tools: Sequence[ToolSpec], avail: frozenset[str] | None = None, step: int | None = None
+) -> dict[str, Any] | None:
     """The model-side schema of one tool's arguments (slots and references instead of literals).
 
     With ``avail`` (the slot tokens of one request), only those slots are allowed; returns None
@@ -177,8 +196,9 @@ def _intent_schema(intents: Sequence[str] | None) -> dict[str, Any]:
     return {"enum": sorted(set(intents))} if intents else {"type": "string", "pattern": INTENT_PATTERN}
 
 
-def output_json_schema(tools: Sequence[ToolSpec], intents: Sequence[str] | None = None,
-                       slots: Collection[str] | None = None) -> dict[str, Any]:
+def output_json_schema(
+    tools: Sequence[ToolSpec], intents: Sequence[str] | None = None, slots: Collection[str] | None = None
+) -> dict[str, Any]:
     """The JSON Schema that constrains the model's output for the registry ``tools``.
 
     ``intents`` (optional, e.g. from a checkpoint's ``train_config.json``) narrows the intent to
@@ -196,22 +216,39 @@ def output_json_schema(tools: Sequence[ToolSpec], intents: Sequence[str] | None 
     positions: list[dict[str, Any]] = []
     for k in range(1, EXACT_POSITIONS + 2):  # the last one stands for every later step
         later = k > EXACT_POSITIONS
-        earlier = STEP_IDS[:MAX_STEPS - 1] if later else STEP_IDS[:k - 1]
-        deps: dict[str, Any] = {"type": "array", "maxItems": 0} if not earlier else {
-            "type": "array", "items": {"enum": earlier}, "maxItems": len(earlier)}  # no uniqueItems: vLLM rejects it
+        earlier = STEP_IDS[: MAX_STEPS - 1] if later else STEP_IDS[: k - 1]
+        deps: dict[str, Any] = (
+            {"type": "array", "maxItems": 0}
+            if not earlier
+            else {"type": "array", "items": {"enum": earlier}, "maxItems": len(earlier)}
+        )  # no uniqueItems: vLLM rejects it
         step_id = {"enum": STEP_IDS[EXACT_POSITIONS:]} if later else {"const": f"t{k}"}
-        options = [{
-            "type": "object",
-            "properties": {"step_id": step_id, "tool": {"const": t.name}, "arguments": args, "dependencies": deps},
-            "required": ["step_id", "tool", "arguments", "dependencies"],
-            "additionalProperties": False,
-        } for t in tools if (args := arguments_schema(t, tools, avail, MAX_STEPS if later else k)) is not None]
+        options = [
+            {
+                "type": "object",
+                "properties": {
+                    "step_id": step_id,
+                    "tool": {"const": t.name},
+                    "arguments": args,
+                    "dependencies": deps,
+                },
+                "required": ["step_id", "tool", "arguments", "dependencies"],
+                "additionalProperties": False,
+            }
+            for t in tools
+            if (args := arguments_schema(t, tools, avail, MAX_STEPS if later else k)) is not None
+        ]
         if not options:
             break
         positions.append({"anyOf": options})
     exact, rest = positions[:EXACT_POSITIONS], positions[EXACT_POSITIONS:]
-    steps = {"type": "array", "prefixItems": exact, "items": rest[0] if rest else False, "minItems": 1,
-             "maxItems": MAX_STEPS if rest else len(exact)}
+    steps = {
+        "type": "array",
+        "prefixItems": exact,
+        "items": rest[0] if rest else False,
+        "minItems": 1,
+        "maxItems": MAX_STEPS if rest else len(exact),
+    }
     plan = {
         "type": "object",
         "properties": {
@@ -264,6 +301,7 @@ def _substitute(value: Any, p: Perception, session: SessionState | None) -> Any:
             raise PlanParseError(f"output refers to slot {tok} that the request does not contain")
         v = p.slots[tok]
         return f"{v:g}" if isinstance(v, float) else str(v)
+
     return SLOT_TOKEN_RE.sub(repl, value)
 
 
@@ -278,15 +316,25 @@ def _check_plan(plan: ThoughtPlan, registry: dict[str, ToolSpec]) -> None:
             if d not in seen:
                 raise PlanParseError(f"step {s.step_id} depends on {d}, which is not an earlier step")
         for v in s.arguments.values():
-            for ref in [v] if isinstance(v, str) else [x for x in v if isinstance(x, str)] if isinstance(v, list) else []:
+            for ref in (
+                [v]
+                if isinstance(v, str)
+                else [x for x in v if isinstance(x, str)]
+                if isinstance(v, list)
+                else []
+            ):
                 m = re.match(REF_PATTERN, ref)
                 if m and m.group(1) not in s.dependencies:
                     raise PlanParseError(f"step {s.step_id} references {m.group(1)} without depending on it")
         seen.append(s.step_id)
 
 
-def parse_output(text: str, request: str | Perception, session: SessionState | None,
-                 tools: Sequence[ToolSpec] | None = None) -> ThoughtPlan | InsufficientContext:
+def parse_output(
+    text: str,
+    request: str | Perception,
+    session: SessionState | None,
+    tools: Sequence[ToolSpec] | None = None,
+) -> ThoughtPlan | InsufficientContext:
     """Turn the model's output into a plan or an insufficient-context error.
 
     ``request`` is the original request (perception is re-run deterministically) or the
@@ -313,12 +361,16 @@ def parse_output(text: str, request: str | Perception, session: SessionState | N
         if isinstance(steps, list):
             for s in steps:
                 if isinstance(s, dict) and isinstance(s.get("arguments"), dict):
-                    s["arguments"] = {k: _substitute(v, perception, session) for k, v in s["arguments"].items()}
+                    s["arguments"] = {
+                        k: _substitute(v, perception, session) for k, v in s["arguments"].items()
+                    }
         plan = ThoughtPlan.model_validate(obj)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(x) for x in first.get("loc", ()))
-        raise PlanParseError(f"output does not match the plan contract at {loc or '<root>'}: {first['msg']}") from None
+        raise PlanParseError(
+            f"output does not match the plan contract at {loc or '<root>'}: {first['msg']}"
+        ) from None
     _check_plan(plan, {t.name: t for t in tools} if tools else {})
     return plan
 
@@ -332,8 +384,13 @@ def time_symbol_ok(value: str) -> bool:
 class OutputGrammarCompiler:
     """Compiles (and caches) the output grammar for one tokenizer, optionally per slot set."""
 
-    def __init__(self, tokenizer: Any, tools: Sequence[ToolSpec], vocab_size: int | None = None,
-                 intents: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        tokenizer: Any,
+        tools: Sequence[ToolSpec],
+        vocab_size: int | None = None,
+        intents: Sequence[str] | None = None,
+    ) -> None:
         import xgrammar as xgr
 
         from thought_model.prompt import EOS_TOKEN
@@ -350,7 +407,8 @@ class OutputGrammarCompiler:
         if key not in self._cache:
             schema = output_json_schema(self.tools, self.intents, key)
             self._cache[key] = self._compiler.compile_json_schema(
-                json.dumps(schema), any_whitespace=False, separators=SEPARATORS, strict_mode=True)
+                json.dumps(schema), any_whitespace=False, separators=SEPARATORS, strict_mode=True
+            )
         return self._cache[key]
 
 
@@ -359,8 +417,13 @@ def request_slots(perception: Perception, user_known: bool) -> list[str]:
     return list(perception.slots) + ([ME_SLOT] if user_known else [])
 
 
-def compile_output_grammar(tokenizer: Any, tools: Sequence[ToolSpec], vocab_size: int | None = None,
-                           intents: Sequence[str] | None = None, slots: Collection[str] | None = None) -> Any:
+def compile_output_grammar(
+    tokenizer: Any,
+    tools: Sequence[ToolSpec],
+    vocab_size: int | None = None,
+    intents: Sequence[str] | None = None,
+    slots: Collection[str] | None = None,
+) -> Any:
     """Compile :func:`output_json_schema` with xgrammar for a Hugging Face tokenizer."""
     return OutputGrammarCompiler(tokenizer, tools, vocab_size, intents).compile(slots)
 

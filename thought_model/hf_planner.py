@@ -4,6 +4,7 @@ Slow on CPU compared to the lean engine (per-step overhead of ``generate``), but
 reference for evaluation. ``HFPlanner(checkpoint).plan(request, session)`` returns a
 :class:`ThoughtPlan` or :class:`InsufficientContext`.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,7 +42,7 @@ class HFPlanGenerator:
     _grammar: Any = field(default=None, repr=False)
 
     @classmethod
-    def load(cls, checkpoint: str | Path, tools: Sequence[ToolSpec] | None = None) -> "HFPlanGenerator":
+    def load(cls, checkpoint: str | Path, tools: Sequence[ToolSpec] | None = None) -> HFPlanGenerator:
         from transformers import AutoModelForCausalLM, AutoTokenizer
         from transformers.utils import logging as hf_logging
 
@@ -55,23 +56,29 @@ class HFPlanGenerator:
         tok.padding_side = "left"
         model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch.float32)
         model.eval()
-        return cls(model=model, tokenizer=tok, tools=list(tools or reference_tools()),
-                   intents=checkpoint_intents(path))
+        return cls(
+            model=model,
+            tokenizer=tok,
+            tools=list(tools or reference_tools()),
+            intents=checkpoint_intents(path),
+        )
 
     per_request_grammar: bool = True  # restrict each row's slots to those its request contains
 
     @property
     def compiler(self) -> OutputGrammarCompiler:
         if self._grammar is None:
-            self._grammar = OutputGrammarCompiler(self.tokenizer, self.tools, self.model.config.vocab_size,
-                                                  self.intents)
+            self._grammar = OutputGrammarCompiler(
+                self.tokenizer, self.tools, self.model.config.vocab_size, self.intents
+            )
         return self._grammar
 
     def prepare(self, request: str, session: SessionState | None) -> PreparedPrompt:
         return prepare_prompt(request, session, self.tools)
 
-    def generate_prepared(self, prepared: Sequence[PreparedPrompt], constrained: bool = True
-                          ) -> list[tuple[str, int]]:
+    def generate_prepared(
+        self, prepared: Sequence[PreparedPrompt], constrained: bool = True
+    ) -> list[tuple[str, int]]:
         """Greedy outputs for prepared prompts (per-request grammars when enabled)."""
         grammars = None
         if constrained and self.per_request_grammar:
@@ -79,8 +86,9 @@ class HFPlanGenerator:
         return self.generate([p.text for p in prepared], constrained=constrained, grammars=grammars)
 
     @torch.no_grad()
-    def generate(self, prompts: Sequence[str], constrained: bool = True,
-                 grammars: Sequence[Any] | None = None) -> list[tuple[str, int]]:
+    def generate(
+        self, prompts: Sequence[str], constrained: bool = True, grammars: Sequence[Any] | None = None
+    ) -> list[tuple[str, int]]:
         """Greedy outputs for ``prompts``: (decoded text without special tokens, generated tokens).
 
         ``grammars``: one compiled grammar per prompt (default: the registry-wide grammar)."""
@@ -89,11 +97,19 @@ class HFPlanGenerator:
         eos = tok.convert_tokens_to_ids(EOS_TOKEN)
         kw: dict[str, Any] = {}
         if constrained:
-            kw["logits_processor"] = [make_logits_processor(list(grammars) if grammars else self.compiler.compile())]
+            kw["logits_processor"] = [
+                make_logits_processor(list(grammars) if grammars else self.compiler.compile())
+            ]
         out = self.model.generate(
-            input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], max_new_tokens=self.max_new_tokens,
-            do_sample=False, eos_token_id=eos, pad_token_id=tok.convert_tokens_to_ids(PAD_TOKEN), **kw)
-        gen = out[:, enc["input_ids"].shape[1]:]
+            input_ids=enc["input_ids"],
+            attention_mask=enc["attention_mask"],
+            max_new_tokens=self.max_new_tokens,
+            do_sample=False,
+            eos_token_id=eos,
+            pad_token_id=tok.convert_tokens_to_ids(PAD_TOKEN),
+            **kw,
+        )
+        gen = out[:, enc["input_ids"].shape[1] :]
         results = []
         for row in gen.tolist():
             n = row.index(eos) + 1 if eos in row else len(row)
@@ -111,9 +127,12 @@ class HFPlanner:
         """Plan one request; raises :class:`thought_model.grammar.PlanParseError` on bad output."""
         return self.plan_batch([request], [session])[0]
 
-    def plan_batch(self, requests: Sequence[str], sessions: Sequence[SessionState | None]
-                   ) -> list[ThoughtPlan | InsufficientContext]:
+    def plan_batch(
+        self, requests: Sequence[str], sessions: Sequence[SessionState | None]
+    ) -> list[ThoughtPlan | InsufficientContext]:
         prepared = [self.gen.prepare(r, s) for r, s in zip(requests, sessions)]
         outs = self.gen.generate_prepared(prepared, constrained=True)
-        return [parse_output(text, p.perception, s, self.gen.tools)
-                for (text, _), p, s in zip(outs, prepared, sessions)]
+        return [
+            parse_output(text, p.perception, s, self.gen.tools)
+            for (text, _), p, s in zip(outs, prepared, sessions)
+        ]

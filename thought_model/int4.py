@@ -9,6 +9,7 @@ compressed-tensors library so vLLM's ``compressed-tensors`` loader reads it on a
 verification, :func:`load_dequantized` rebuilds a float model from the packed file (the
 reference dequantizing forward): ``w = q * scale`` per group, with ``q`` in [-8, 7].
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,12 @@ from pathlib import Path
 
 import torch
 
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "generation_config.json")
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "generation_config.json",
+)
 
 
 @dataclass
@@ -35,9 +41,9 @@ def _import_ct():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         warnings.simplefilter("ignore", FutureWarning)
-        import compressed_tensors  # noqa: F401
-        import compressed_tensors.compressors  # noqa: F401
-        import compressed_tensors.quantization  # noqa: F401
+        import compressed_tensors
+        import compressed_tensors.compressors
+        import compressed_tensors.quantization
         import compressed_tensors.quantization.utils.helpers  # noqa: F401
 
 
@@ -45,15 +51,21 @@ def _scheme(group_size: int):
     _import_ct()
     from compressed_tensors.quantization import QuantizationArgs, QuantizationScheme
 
-    return QuantizationScheme(targets=["Linear"], weights=QuantizationArgs(
-        num_bits=4, type="int", symmetric=True, strategy="group", group_size=group_size, dynamic=False))
+    return QuantizationScheme(
+        targets=["Linear"],
+        weights=QuantizationArgs(
+            num_bits=4, type="int", symmetric=True, strategy="group", group_size=group_size, dynamic=False
+        ),
+    )
 
 
 def _check_group_size(model, group_size: int, ignore: tuple[str, ...]) -> None:
     for name, mod in model.named_modules():
         if isinstance(mod, torch.nn.Linear) and name.split(".")[-1] not in ignore:
             if mod.in_features % group_size:
-                raise ValueError(f"{name}: in_features {mod.in_features} is not a multiple of group size {group_size}")
+                raise ValueError(
+                    f"{name}: in_features {mod.in_features} is not a multiple of group size {group_size}"
+                )
 
 
 def export(src: str | Path, dst: str | Path, config: Int4Config | None = None) -> Path:
@@ -79,14 +91,18 @@ def export(src: str | Path, dst: str | Path, config: Int4Config | None = None) -
             g = w.reshape(w.shape[0], w.shape[1] // cfg.group_size, cfg.group_size)
             scale, zp = calculate_qparams(g.amin(-1), g.amax(-1), scheme.weights)
             mod.weight_scale.data.copy_(scale.to(mod.weight_scale.dtype).reshape(mod.weight_scale.shape))
-            mod.weight_zero_point.data.copy_(zp.to(mod.weight_zero_point.dtype).reshape(mod.weight_zero_point.shape))
+            mod.weight_zero_point.data.copy_(
+                zp.to(mod.weight_zero_point.dtype).reshape(mod.weight_zero_point.shape)
+            )
     compressor = ModelCompressor.from_pretrained_model(model, quantization_format="pack-quantized")
     compressor.compress_model(model)
     dst.mkdir(parents=True, exist_ok=True)
     from safetensors.torch import save_file
 
     state = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
-    state = {k: v for k, v in state.items() if not k.endswith("weight_zero_point")}  # symmetric: no zero points
+    state = {
+        k: v for k, v in state.items() if not k.endswith("weight_zero_point")
+    }  # symmetric: no zero points
     if getattr(model.config, "tie_word_embeddings", False):
         state.pop("lm_head.weight", None)  # tied to embed_tokens (the loader re-ties it)
     save_file(state, str(dst / "model.safetensors"), metadata={"format": "pt"})
@@ -134,12 +150,17 @@ def load_dequantized(dst: str | Path, dtype: torch.dtype = torch.float32):
     cfg = json.loads((Path(dst) / "config.json").read_text())
     cfg.pop("quantization_config", None)
     model = LlamaForCausalLM(LlamaConfig(**cfg)).to(dtype).eval()
-    missing, unexpected = model.load_state_dict({k: v.to(dtype) for k, v in dequantized_state(dst).items()},
-                                                strict=False)
+    missing, unexpected = model.load_state_dict(
+        {k: v.to(dtype) for k, v in dequantized_state(dst).items()}, strict=False
+    )
     tied = bool(cfg.get("tie_word_embeddings"))
-    missing = [m for m in missing if not m.endswith("rotary_emb.inv_freq") and not (tied and m == "lm_head.weight")]
+    missing = [
+        m for m in missing if not m.endswith("rotary_emb.inv_freq") and not (tied and m == "lm_head.weight")
+    ]
     if missing or unexpected:
-        raise ValueError(f"INT4 export does not match the model: missing {missing[:5]}, unexpected {unexpected[:5]}")
+        raise ValueError(
+            f"INT4 export does not match the model: missing {missing[:5]}, unexpected {unexpected[:5]}"
+        )
     if tied:
         model.tie_weights()
     return model
@@ -171,8 +192,10 @@ def weight_errors(src: str | Path, dst: str | Path) -> dict[str, dict[str, float
         scale = raw[base + ".weight_scale"].float()
         group = w.shape[1] // scale.shape[1]
         err = (w - d).abs().reshape(w.shape[0], scale.shape[1], group) / scale.unsqueeze(-1)
-        report[base] = {"max_err_in_scales": float(err.max()),
-                        "rel_rms": float((w - d).pow(2).mean().sqrt() / w.pow(2).mean().sqrt())}
+        report[base] = {
+            "max_err_in_scales": float(err.max()),
+            "rel_rms": float((w - d).pow(2).mean().sqrt() / w.pow(2).mean().sqrt()),
+        }
     return report
 
 

@@ -13,6 +13,7 @@ Layout (no spaces are added; the target follows the prompt directly)::
 
 The prompt is deterministic: the same request, session date and user produce the same text.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -51,8 +52,9 @@ def session_today(session: SessionState | None) -> date:
     return date.today()
 
 
-def prepare_prompt(request: str, session: SessionState | None,
-                   tools: Sequence[ToolSpec] | None = None) -> PreparedPrompt:
+def prepare_prompt(
+    request: str, session: SessionState | None, tools: Sequence[ToolSpec] | None = None
+) -> PreparedPrompt:
     """Run perception and build the prompt; keep the result to parse the model's output."""
     user_known = bool(session is not None and session.user_id)
     p = perceive(request.strip(), today=session_today(session), user_known=user_known)

@@ -1,4 +1,5 @@
 """``tao train`` / ``python -m training``: generate data, train the tokenizer and model, evaluate."""
+
 from __future__ import annotations
 
 import shlex

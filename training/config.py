@@ -1,4 +1,5 @@
 """Typed training configuration: CLI flags and an optional JSON config file map onto it."""
+
 from __future__ import annotations
 
 import argparse
@@ -60,7 +61,7 @@ class TrainConfig:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "TrainConfig":
+    def from_json(cls, data: dict[str, Any]) -> TrainConfig:
         known = {f.name for f in fields(cls)}
         kw = {k: v for k, v in data.items() if k in known}
         if isinstance(kw.get("weights"), dict):
@@ -78,7 +79,9 @@ def _flag_type(f) -> Any:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="tao train", description="Train the plan model: data, tokenizer, model, eval.")
+    ap = argparse.ArgumentParser(
+        prog="tao train", description="Train the plan model: data, tokenizer, model, eval."
+    )
     ap.add_argument("--config", type=Path, help="JSON file with TrainConfig fields (flags override it)")
     for f in fields(TrainConfig):
         if f.name == "weights":

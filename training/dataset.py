@@ -1,4 +1,5 @@
 """Tokenized training rows with per-token field weights, and length-bucketed batches."""
+
 from __future__ import annotations
 
 import json
@@ -86,7 +87,9 @@ class Encoded:
     weights: list[float]
 
 
-def encode_rows(rows: Iterable[dict[str, Any]], tokenizer: Any, fw: FieldWeights, max_len: int) -> list[Encoded]:
+def encode_rows(
+    rows: Iterable[dict[str, Any]], tokenizer: Any, fw: FieldWeights, max_len: int
+) -> list[Encoded]:
     """Tokenize prompt + target; labels only on the target; weights by field class."""
     rows = list(rows)
     prompts = [row_prompt(r) for r in rows]
@@ -108,16 +111,17 @@ def encode_rows(rows: Iterable[dict[str, Any]], tokenizer: Any, fw: FieldWeights
     return out
 
 
-def batches(data: list[Encoded], batch_size: int, rng: random.Random, pad_id: int,
-            rank: int = 0, world: int = 1) -> Iterator[dict[str, torch.Tensor]]:
+def batches(
+    data: list[Encoded], batch_size: int, rng: random.Random, pad_id: int, rank: int = 0, world: int = 1
+) -> Iterator[dict[str, torch.Tensor]]:
     """One epoch of length-bucketed, shuffled batches (this rank's share)."""
     idx = list(range(len(data)))
     rng.shuffle(idx)
     chunk = batch_size * 50
     groups: list[list[int]] = []
     for i in range(0, len(idx), chunk):
-        block = sorted(idx[i:i + chunk], key=lambda j: len(data[j].input_ids))
-        groups += [block[k:k + batch_size] for k in range(0, len(block), batch_size)]
+        block = sorted(idx[i : i + chunk], key=lambda j: len(data[j].input_ids))
+        groups += [block[k : k + batch_size] for k in range(0, len(block), batch_size)]
     rng.shuffle(groups)
     for g_i, g in enumerate(groups):
         if g_i % world == rank:

@@ -3,28 +3,94 @@
 Values are not computed here: the generator runs perception on the surface form, so the value
 the plan carries is exactly what perception will produce at inference time.
 """
+
 from __future__ import annotations
 
 import random
 from datetime import date, timedelta
 
-ZH_DAYS = ["今天", "明天", "后天", "昨天", "前天", "大后天", "今日", "明日", "3天后", "两天后", "5天前", "三天前"]
-EN_DAYS = ["today", "tomorrow", "yesterday", "the day after tomorrow", "in 3 days", "2 days ago", "tmrw",
-           "in two days", "5 days ago"]
-ZH_PERIODS = ["上个月", "本月", "这个月", "上周", "这周", "本周", "去年", "今年", "上月", "上个星期", "下周", "这星期"]
-EN_PERIODS = ["last month", "this month", "last week", "this week", "last year", "this year", "the previous month",
-              "past week", "next week"]
-_EN_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-              "November", "December"]
+ZH_DAYS = [
+    "今天",
+    "明天",
+    "后天",
+    "昨天",
+    "前天",
+    "大后天",
+    "今日",
+    "明日",
+    "3天后",
+    "两天后",
+    "5天前",
+    "三天前",
+]
+EN_DAYS = [
+    "today",
+    "tomorrow",
+    "yesterday",
+    "the day after tomorrow",
+    "in 3 days",
+    "2 days ago",
+    "tmrw",
+    "in two days",
+    "5 days ago",
+]
+ZH_PERIODS = [
+    "上个月",
+    "本月",
+    "这个月",
+    "上周",
+    "这周",
+    "本周",
+    "去年",
+    "今年",
+    "上月",
+    "上个星期",
+    "下周",
+    "这星期",
+]
+EN_PERIODS = [
+    "last month",
+    "this month",
+    "last week",
+    "this week",
+    "last year",
+    "this year",
+    "the previous month",
+    "past week",
+    "next week",
+]
+_EN_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 
 
 def _abs_date(rng: random.Random, today: date, lang: str) -> str:
     d = today + timedelta(days=rng.randint(-60, 60))
     if lang == "zh":
-        return rng.choice([d.isoformat(), f"{d.month}月{d.day}日", f"{d.month}月{d.day}号", f"{d.year}年{d.month}月{d.day}日",
-                           f"{d.year}/{d.month}/{d.day}"])
+        return rng.choice(
+            [
+                d.isoformat(),
+                f"{d.month}月{d.day}日",
+                f"{d.month}月{d.day}号",
+                f"{d.year}年{d.month}月{d.day}日",
+                f"{d.year}/{d.month}/{d.day}",
+            ]
+        )
     mon = _EN_MONTHS[d.month - 1]
-    return rng.choice([d.isoformat(), f"{mon} {d.day}", f"{d.day} {mon}", f"{mon[:3]} {d.day}", f"{mon} {d.day}, {d.year}"])
+    return rng.choice(
+        [d.isoformat(), f"{mon} {d.day}", f"{d.day} {mon}", f"{mon[:3]} {d.day}", f"{mon} {d.day}, {d.year}"]
+    )
 
 
 def day_surface(rng: random.Random, today: date, lang: str) -> str:
@@ -69,9 +135,16 @@ def _en_time(rng: random.Random) -> str:
 
 def when_surface(rng: random.Random, today: date, lang: str) -> str:
     if lang == "zh":
-        day = rng.choice(["今天", "明天", "后天", "明天", "今天"]) if rng.random() < 0.75 else _abs_date(rng, today, lang)
+        day = (
+            rng.choice(["今天", "明天", "后天", "明天", "今天"])
+            if rng.random() < 0.75
+            else _abs_date(rng, today, lang)
+        )
         return f"{day}{rng.choice(['', ' ', ''])}{_zh_time(rng)}"
-    day = rng.choice(["today", "tomorrow", "tomorrow", "the day after tomorrow"]) if rng.random() < 0.75 \
+    day = (
+        rng.choice(["today", "tomorrow", "tomorrow", "the day after tomorrow"])
+        if rng.random() < 0.75
         else _abs_date(rng, today, lang)
+    )
     t = _en_time(rng)
     return rng.choice([f"{day} at {t}", f"{t} {day}", f"{day} {t}"])

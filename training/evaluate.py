@@ -5,6 +5,7 @@ the output grammar (xgrammar logits processor) and unconstrained. Metrics come f
 constrained run (what the runtime uses); the unconstrained run gives the schema-valid rate
 without constraints. Results go to ``<checkpoint>/eval.json`` and are printed as a table.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -62,6 +63,7 @@ def _validator(schema: dict[str, Any]):
             return bool(v.is_valid(json.loads(text)))
         except (json.JSONDecodeError, ValueError):
             return False
+
     return ok
 
 
@@ -83,7 +85,7 @@ def evaluate_checkpoint(cfg: EvalConfig) -> dict[str, Any]:
         m = SplitMetrics()
         t_split = time.time()
         for i in range(0, len(rows), cfg.batch_size):
-            chunk = rows[i:i + cfg.batch_size]
+            chunk = rows[i : i + cfg.batch_size]
             sessions = [row_session(r) for r in chunk]
             prepared = [gen.prepare(r["request"], s) for r, s in zip(chunk, sessions)]
             outs = gen.generate_prepared(prepared, constrained=True)
@@ -94,7 +96,7 @@ def evaluate_checkpoint(cfg: EvalConfig) -> dict[str, Any]:
                     pred = None
                 m.add(r["expected"], pred, valid(text), ntok, r["request"], text)
             if cfg.unconstrained and i < cfg.unconstrained_n:
-                sub = prepared[:max(0, cfg.unconstrained_n - i)]
+                sub = prepared[: max(0, cfg.unconstrained_n - i)]
                 for text, _ in gen.generate([p.text for p in sub], constrained=False):
                     m.add_unconstrained(valid(text))
             if cfg.progress:
@@ -114,10 +116,18 @@ def print_table(report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    cols = [("exact_match", "exact"), ("intent_accuracy", "intent"), ("tool_sequence_accuracy", "tools"),
-            ("dependency_accuracy", "deps"), ("argument_accuracy", "args"), ("insufficient_precision", "ins P"),
-            ("insufficient_recall", "ins R"), ("schema_valid_constrained", "valid(c)"),
-            ("schema_valid_unconstrained", "valid(u)"), ("tokens_per_plan", "tok/plan")]
+    cols = [
+        ("exact_match", "exact"),
+        ("intent_accuracy", "intent"),
+        ("tool_sequence_accuracy", "tools"),
+        ("dependency_accuracy", "deps"),
+        ("argument_accuracy", "args"),
+        ("insufficient_precision", "ins P"),
+        ("insufficient_recall", "ins R"),
+        ("schema_valid_constrained", "valid(c)"),
+        ("schema_valid_unconstrained", "valid(u)"),
+        ("tokens_per_plan", "tok/plan"),
+    ]
     t = Table(title=f"plan model eval: {report['checkpoint']}")
     t.add_column("split")
     t.add_column("n", justify="right")
@@ -139,8 +149,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=EvalConfig.n)
     ap.add_argument("--batch-size", type=int, default=EvalConfig.batch_size)
     ap.add_argument("--no-unconstrained", action="store_true")
-    ap.add_argument("--unconstrained-n", type=int, default=EvalConfig.unconstrained_n,
-                    help="rows per split also decoded without the grammar")
+    ap.add_argument(
+        "--unconstrained-n",
+        type=int,
+        default=EvalConfig.unconstrained_n,
+        help="rows per split also decoded without the grammar",
+    )
     ap.add_argument("--out")
     ap.add_argument("--splits", nargs="*", default=EVAL_SPLITS)
     ap.add_argument("--num-threads", type=int)
@@ -149,12 +163,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"evaluate: no checkpoint at {a.checkpoint}", flush=True)
         return 2
     if not any(split_path(a.data_dir, s).exists() for s in a.splits):
-        print(f"evaluate: no generated data at {a.data_dir} (run python -m training.generate --out {a.data_dir})")
+        print(
+            f"evaluate: no generated data at {a.data_dir} (run python -m training.generate --out {a.data_dir})"
+        )
         return 2
-    evaluate_checkpoint(EvalConfig(
-        checkpoint=a.checkpoint, data_dir=a.data_dir, n=a.n, batch_size=a.batch_size,
-        unconstrained=not a.no_unconstrained, unconstrained_n=a.unconstrained_n, out=a.out,
-        splits=tuple(a.splits), num_threads=a.num_threads))
+    evaluate_checkpoint(
+        EvalConfig(
+            checkpoint=a.checkpoint,
+            data_dir=a.data_dir,
+            n=a.n,
+            batch_size=a.batch_size,
+            unconstrained=not a.no_unconstrained,
+            unconstrained_n=a.unconstrained_n,
+            out=a.out,
+            splits=tuple(a.splits),
+            num_threads=a.num_threads,
+        )
+    )
     return 0
 
 

@@ -7,6 +7,7 @@ judged by the words it does know. Fillers never contain cue words of free-text s
 ``原因``…), names, numbers, dates, cities or domain nouns, so labels stay correct. Applied to the
 training split only: the evaluation splits are generated exactly as before.
 """
+
 from __future__ import annotations
 
 import random
@@ -14,26 +15,88 @@ import re
 
 from training.noise import FREE_TEXT_SLOTS, PLACEHOLDER
 
-EN_WORDS = ("just really actually basically quickly again now kindly honestly um uh like so well ok okay alright hmm "
-            "seriously maybe probably literally totally still already also anyway sorry yeah yep right sure "
-            "urgently finally simply perhaps definitely certainly super very quite somehow").split()
-EN_CLAUSES = ("real quick", "when you get a chance", "if you can", "by the way", "as soon as possible", "for me",
-              "i'm in a rush", "sorry to bother you", "my manager asked me", "no rush", "i'm on my phone",
-              "if that's ok", "i think", "i guess", "you know", "it's kind of urgent", "thanks in advance",
-              "appreciate it", "hope you're well", "long story short", "one more thing", "i'm not sure how",
-              "for the team", "as discussed", "if it's not too much trouble", "no idea how to do it myself",
-              "i tried already", "the app isn't working", "quick favor", "just wondering", "good afternoon",
-              "before lunch", "while i'm out", "coffee in hand", "from the airport lounge", "on behalf of my boss")
-EN_NOISE = ("banana coffee laptop printer weekend holiday kids dog garden bike lunch dinner traffic project team "
-            "office desk window music movie pizza rain sunshine gym doctor train ticket hotel bag shoes phonecase "
-            "jacket keyboard screen chair paper pen notebook sandwich tea water").split()
-ZH_WORDS = ("其实 就是 那个 赶紧 现在 马上 好像 真的 到底 麻烦你 辛苦 拜托 对了 嗯嗯 好的 那啥 话说 顺手 一下下 亲 "
-            "哎 唉 呃 哦 嘛 啦 咯 立刻 尽量 稍微 大概 应该 可能 反正 总之 另外说一句 说实话 有空的话").split()
-ZH_CLAUSES = ("我在外面", "领导在催", "有点急", "刚才忘了说", "不好意思", "打扰了", "我手机上操作不方便", "不着急",
-              "辛苦啦", "我不太会弄", "老板让问的", "麻烦快点", "在线等", "先谢谢了", "我刚试了没成功", "我在开车",
-              "我在机场", "方便的话", "我记不太清", "帮个小忙", "如题", "忙完了再说也行", "别忘了", "急用")
-ZH_NOISE = ("苹果 周末 孩子 咖啡 电脑 打印机 同学 医生 公园 晚饭 午饭 地铁 堵车 下雨 加班 健身 音乐 电影 奶茶 "
-            "键盘 椅子 桌子 钥匙 雨伞 手机壳 背包 鞋子 外套 眼镜 杯子").split()
+EN_WORDS = (
+    "just really actually basically quickly again now kindly honestly um uh like so well ok okay alright hmm "
+    "seriously maybe probably literally totally still already also anyway sorry yeah yep right sure "
+    "urgently finally simply perhaps definitely certainly super very quite somehow"
+).split()
+EN_CLAUSES = (
+    "real quick",
+    "when you get a chance",
+    "if you can",
+    "by the way",
+    "as soon as possible",
+    "for me",
+    "i'm in a rush",
+    "sorry to bother you",
+    "my manager asked me",
+    "no rush",
+    "i'm on my phone",
+    "if that's ok",
+    "i think",
+    "i guess",
+    "you know",
+    "it's kind of urgent",
+    "thanks in advance",
+    "appreciate it",
+    "hope you're well",
+    "long story short",
+    "one more thing",
+    "i'm not sure how",
+    "for the team",
+    "as discussed",
+    "if it's not too much trouble",
+    "no idea how to do it myself",
+    "i tried already",
+    "the app isn't working",
+    "quick favor",
+    "just wondering",
+    "good afternoon",
+    "before lunch",
+    "while i'm out",
+    "coffee in hand",
+    "from the airport lounge",
+    "on behalf of my boss",
+)
+EN_NOISE = (
+    "banana coffee laptop printer weekend holiday kids dog garden bike lunch dinner traffic project team "
+    "office desk window music movie pizza rain sunshine gym doctor train ticket hotel bag shoes phonecase "
+    "jacket keyboard screen chair paper pen notebook sandwich tea water"
+).split()
+ZH_WORDS = (
+    "其实 就是 那个 赶紧 现在 马上 好像 真的 到底 麻烦你 辛苦 拜托 对了 嗯嗯 好的 那啥 话说 顺手 一下下 亲 "
+    "哎 唉 呃 哦 嘛 啦 咯 立刻 尽量 稍微 大概 应该 可能 反正 总之 另外说一句 说实话 有空的话"
+).split()
+ZH_CLAUSES = (
+    "我在外面",
+    "领导在催",
+    "有点急",
+    "刚才忘了说",
+    "不好意思",
+    "打扰了",
+    "我手机上操作不方便",
+    "不着急",
+    "辛苦啦",
+    "我不太会弄",
+    "老板让问的",
+    "麻烦快点",
+    "在线等",
+    "先谢谢了",
+    "我刚试了没成功",
+    "我在开车",
+    "我在机场",
+    "方便的话",
+    "我记不太清",
+    "帮个小忙",
+    "如题",
+    "忙完了再说也行",
+    "别忘了",
+    "急用",
+)
+ZH_NOISE = (
+    "苹果 周末 孩子 咖啡 电脑 打印机 同学 医生 公园 晚饭 午饭 地铁 堵车 下雨 加班 健身 音乐 电影 奶茶 "
+    "键盘 椅子 桌子 钥匙 雨伞 手机壳 背包 鞋子 外套 眼镜 杯子"
+).split()
 _OPEN_END = re.compile(rf"\{{(?:{FREE_TEXT_SLOTS}|name)[0-9]?\}}")
 """Slots perception finds by the words around them (a cue before, a stop after): no filler next to them."""
 _ZH_BOUNDARY = re.compile(r"[，,。；;？?！! ]")
@@ -48,8 +111,12 @@ def _filler(lang: str, rng: random.Random) -> str:
 
 def _en_insert(text: str, filler: str, rng: random.Random) -> str:
     words = text.split(" ")
-    cuts = [i for i in range(len(words) + 1) if (i == 0 or not _OPEN_END.search(words[i - 1]))
-            and (i == len(words) or not _OPEN_END.search(words[i]))]
+    cuts = [
+        i
+        for i in range(len(words) + 1)
+        if (i == 0 or not _OPEN_END.search(words[i - 1]))
+        and (i == len(words) or not _OPEN_END.search(words[i]))
+    ]
     i = rng.choice(cuts) if rng.random() < 0.85 else len(words)
     if i == 0:
         return f"{filler}, {text}" if rng.random() < 0.5 else f"{filler} {text}"

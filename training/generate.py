@@ -8,6 +8,7 @@ model output: compact JSON with slot tokens), ``expected`` (the contract object 
 values, what :func:`thought_model.grammar.parse_output` must return), ``intent``, ``template``,
 ``lang``, ``split``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,18 +26,37 @@ from thought_model.entities import ME_SLOT, perceive
 from thought_model.grammar import dumps_compact
 from thought_model.prompt import session_today
 from training.dates import day_surface, period_surface, when_surface
+from training.fillers import add_fillers
 from training.intents import CONNECTORS, INTENTS, TRAIN_CONNECTORS, IntentSpec
 from training.intents_extra import HELD_MARK
-from training.fillers import add_fillers
 from training.noise import add_noise
 from training.paraphrase import paraphrase
 from training.reference_registry import reference_tools
 from training.values import ValueSampler
 
-SLOT_TYPE = {"order": "ORDER", "user": "USER", "inv": "INV", "exp": "EXP", "room": "ROOM", "email": "EMAIL",
-             "phone": "PHONE", "amount": "AMOUNT", "day": "DATE", "period": "DATE", "when": "DATE", "dur": "DUR",
-             "count": "NUM", "city": "CITY", "name": "NAME", "reason": "TEXT", "title": "TEXT", "subject": "TEXT",
-             "body": "TEXT", "desc": "TEXT", "etitle": "TEXT"}
+SLOT_TYPE = {
+    "order": "ORDER",
+    "user": "USER",
+    "inv": "INV",
+    "exp": "EXP",
+    "room": "ROOM",
+    "email": "EMAIL",
+    "phone": "PHONE",
+    "amount": "AMOUNT",
+    "day": "DATE",
+    "period": "DATE",
+    "when": "DATE",
+    "dur": "DUR",
+    "count": "NUM",
+    "city": "CITY",
+    "name": "NAME",
+    "reason": "TEXT",
+    "title": "TEXT",
+    "subject": "TEXT",
+    "body": "TEXT",
+    "desc": "TEXT",
+    "etitle": "TEXT",
+}
 ENUM_KINDS = {"status", "category"}
 SPLITS = ("train", "test", "heldout_templates", "heldout_values", "heldout_combos")
 """train; test = new rows from training templates/values; heldout_templates = templates never
@@ -85,8 +105,16 @@ class _Drop(Exception):
     """The example cannot be labelled consistently (perception missed a value): skip it."""
 
 
-def _fill(template: str, lang: str, sampler: ValueSampler, rng: random.Random, today: date,
-          noise: float, heldout: bool = False, filler_prob: float = 0.0) -> tuple[str, dict[str, tuple[str, Any]]]:
+def _fill(
+    template: str,
+    lang: str,
+    sampler: ValueSampler,
+    rng: random.Random,
+    today: date,
+    noise: float,
+    heldout: bool = False,
+    filler_prob: float = 0.0,
+) -> tuple[str, dict[str, tuple[str, Any]]]:
     text = paraphrase(_expand(template, rng), lang, rng, heldout=heldout)
     if filler_prob:
         text = add_fillers(text, lang, rng, filler_prob)
@@ -97,7 +125,9 @@ def _fill(template: str, lang: str, sampler: ValueSampler, rng: random.Random, t
         key = m.group(1)
         kind = key.rstrip("0123456789")
         if kind in ("day", "period", "when"):
-            surf = {"day": day_surface, "period": period_surface, "when": when_surface}[kind](rng, today, lang)
+            surf = {"day": day_surface, "period": period_surface, "when": when_surface}[kind](
+                rng, today, lang
+            )
             p = perceive(surf, today=today)
             if len(p.slots) != 1:
                 raise _Drop(f"date surface {surf!r}")
@@ -110,12 +140,18 @@ def _fill(template: str, lang: str, sampler: ValueSampler, rng: random.Random, t
                 surf, val = sampler.sample(kind)
         values[key] = (surf, val)
         return surf
+
     filled = _PH.sub(repl, text)
     return filled, values
 
 
-def _plan_steps(spec: IntentSpec, values: dict[str, tuple[str, Any]], user_id: str | None,
-                registry: dict[str, ToolSpec], offset: int = 0) -> tuple[list[dict], list[str]]:
+def _plan_steps(
+    spec: IntentSpec,
+    values: dict[str, tuple[str, Any]],
+    user_id: str | None,
+    registry: dict[str, ToolSpec],
+    offset: int = 0,
+) -> tuple[list[dict], list[str]]:
     """Literal plan steps (with symbolic slot markers kept as ('slot', key)) and missing fields."""
     steps: list[dict] = []
     missing: list[str] = []
@@ -124,7 +160,9 @@ def _plan_steps(spec: IntentSpec, values: dict[str, tuple[str, Any]], user_id: s
         out: dict[str, Any] = {}
         for name, v in args.items():
             if isinstance(v, list):
-                items = [("slot", _PH.fullmatch(x).group(1)) for x in v if _PH.fullmatch(x).group(1) in values]
+                items = [
+                    ("slot", _PH.fullmatch(x).group(1)) for x in v if _PH.fullmatch(x).group(1) in values
+                ]
                 if items:
                     out[name] = items
                 continue
@@ -141,8 +179,14 @@ def _plan_steps(spec: IntentSpec, values: dict[str, tuple[str, Any]], user_id: s
                     missing.append(name)
             else:
                 out[name] = _shift_ref(v, offset)
-        steps.append({"step_id": f"t{i + 1 + offset}", "tool": tool, "arguments": out,
-                      "dependencies": [f"t{int(d[1:]) + offset}" for d in deps]})
+        steps.append(
+            {
+                "step_id": f"t{i + 1 + offset}",
+                "tool": tool,
+                "arguments": out,
+                "dependencies": [f"t{int(d[1:]) + offset}" for d in deps],
+            }
+        )
     return steps, list(dict.fromkeys(missing))
 
 
@@ -152,8 +196,9 @@ def _shift_ref(v: Any, offset: int) -> Any:
     return v
 
 
-def _render(steps: list[dict], values: dict[str, tuple[str, Any]], perception, user_id: str | None,
-            literal: bool) -> list[dict]:
+def _render(
+    steps: list[dict], values: dict[str, tuple[str, Any]], perception, user_id: str | None, literal: bool
+) -> list[dict]:
     def one(key: str) -> Any:
         kind = key.split("__")[0].rstrip("0123456789")
         val = values[key][1]
@@ -172,12 +217,20 @@ def _render(steps: list[dict], values: dict[str, tuple[str, Any]], perception, u
         if isinstance(v, list):
             return [conv(x) for x in v]
         return v
+
     return [{**s, "arguments": {k: conv(v) for k, v in s["arguments"].items()}} for s in steps]
 
 
-def make_example(parts: Sequence[tuple[IntentSpec, int]], lang: str, sampler: ValueSampler, rng: random.Random,
-                 cfg: GenConfig, registry: dict[str, ToolSpec], heldout: bool = False,
-                 train_augment: bool = False) -> dict[str, Any]:
+def make_example(
+    parts: Sequence[tuple[IntentSpec, int]],
+    lang: str,
+    sampler: ValueSampler,
+    rng: random.Random,
+    cfg: GenConfig,
+    registry: dict[str, ToolSpec],
+    heldout: bool = False,
+    train_augment: bool = False,
+) -> dict[str, Any]:
     """One example from one intent (or several composed). Raises _Drop when it can't be labelled.
 
     ``train_augment`` (training rows only): filler words and the extra training connectors."""
@@ -189,8 +242,9 @@ def make_example(parts: Sequence[tuple[IntentSpec, int]], lang: str, sampler: Va
     missing: list[str] = []
     for k, (spec, tidx) in enumerate(parts):
         template = (spec.zh if lang == "zh" else spec.en)[tidx].removeprefix(HELD_MARK)
-        text, values = _fill(template, lang, sampler, rng, today, cfg.noise, heldout,
-                             cfg.filler_prob if train_augment else 0.0)
+        text, values = _fill(
+            template, lang, sampler, rng, today, cfg.noise, heldout, cfg.filler_prob if train_augment else 0.0
+        )
         renamed = {f"{key}__{k}": v for key, v in values.items()}
         steps, miss = _plan_steps(spec, values, user_id, registry, offset=len(all_steps))
         for s in steps:
@@ -211,17 +265,27 @@ def make_example(parts: Sequence[tuple[IntentSpec, int]], lang: str, sampler: Va
     session = SessionState(user_id=user_id, now=datetime(today.year, today.month, today.day, 9, 0))
     perception = perceive(request, today=session_today(session), user_known=bool(user_id))
     if missing:
-        target_obj: dict[str, Any] = {"error": "insufficient_context",
-                                      "required_fields": list(dict.fromkeys(missing)), "intent": intent}
+        target_obj: dict[str, Any] = {
+            "error": "insufficient_context",
+            "required_fields": list(dict.fromkeys(missing)),
+            "intent": intent,
+        }
         expected = target_obj
     else:
         plan_slots = _render(all_steps, all_values, perception, user_id, literal=False)
         plan_lit = _render(all_steps, all_values, perception, user_id, literal=True)
         target_obj = {"version": "1.0", "intent": intent, "steps": plan_slots}
         expected = {"version": "1.0", "intent": intent, "steps": plan_lit}
-    return {"request": request, "user_id": user_id, "today": today.isoformat(), "lang": lang, "intent": intent,
-            "template": "+".join(f"{s.name}:{lang}:{t}" for s, t in parts),
-            "target": dumps_compact(target_obj), "expected": expected}
+    return {
+        "request": request,
+        "user_id": user_id,
+        "today": today.isoformat(),
+        "lang": lang,
+        "intent": intent,
+        "template": "+".join(f"{s.name}:{lang}:{t}" for s, t in parts),
+        "target": dumps_compact(target_obj),
+        "expected": expected,
+    }
 
 
 def _rename(v: Any, k: int) -> Any:
@@ -232,11 +296,13 @@ def _rename(v: Any, k: int) -> Any:
     return v
 
 
-def _pick_parts(split: str, rng: random.Random, cfg: GenConfig, lang: str,
-                held_pairs: set[tuple[str, str]]) -> list[tuple[IntentSpec, int]]:
+def _pick_parts(
+    split: str, rng: random.Random, cfg: GenConfig, lang: str, held_pairs: set[tuple[str, str]]
+) -> list[tuple[IntentSpec, int]]:
     def tmpl(spec: IntentSpec, heldout: bool) -> int:
         train_ids, held_ids = template_ids(spec, lang)
         return rng.choice(held_ids if heldout else train_ids)
+
     composable = [i for i in INTENTS if i.composable]
     if split == "heldout_combos":
         a, b = rng.choice(sorted(held_pairs))
@@ -262,8 +328,16 @@ def iter_split(split: str, n: int, cfg: GenConfig, tools: Sequence[ToolSpec] | N
         sampler = ValueSampler(lang=lang, heldout=(split == "heldout_values"), rng=rng)
         parts = _pick_parts(split, rng, cfg, lang, held_pairs)
         try:
-            row = make_example(parts, lang, sampler, rng, cfg, registry, heldout=(split == "heldout_templates"),
-                               train_augment=(split == "train"))
+            row = make_example(
+                parts,
+                lang,
+                sampler,
+                rng,
+                cfg,
+                registry,
+                heldout=(split == "heldout_templates"),
+                train_augment=(split == "train"),
+            )
         except _Drop:
             continue
         row["split"] = split
@@ -277,8 +351,13 @@ def write_splits(out: Path, cfg: GenConfig, progress: bool = True) -> dict[str, 
 
     out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, int] = {}
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  disable=not progress) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        disable=not progress,
+    ) as bar:
         for split in SPLITS:
             n = cfg.n_train if split == "train" else cfg.n_eval
             task = bar.add_task(f"generating {split}", total=n)
@@ -299,13 +378,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=GenConfig.n_train, help="training rows")
     ap.add_argument("--n-eval", type=int, default=GenConfig.n_eval, help="rows per evaluation split")
     ap.add_argument("--seed", type=int, default=GenConfig.seed)
-    ap.add_argument("--compose-prob", type=float, default=GenConfig.compose_prob,
-                    help="share of train/test rows that combine two intents")
-    ap.add_argument("--filler-prob", type=float, default=GenConfig.filler_prob,
-                    help="share of training rows that get neutral filler words")
+    ap.add_argument(
+        "--compose-prob",
+        type=float,
+        default=GenConfig.compose_prob,
+        help="share of train/test rows that combine two intents",
+    )
+    ap.add_argument(
+        "--filler-prob",
+        type=float,
+        default=GenConfig.filler_prob,
+        help="share of training rows that get neutral filler words",
+    )
     a = ap.parse_args(argv)
-    counts = write_splits(a.out, GenConfig(n_train=a.n, n_eval=a.n_eval, seed=a.seed, compose_prob=a.compose_prob,
-                                           filler_prob=a.filler_prob))
+    counts = write_splits(
+        a.out,
+        GenConfig(
+            n_train=a.n, n_eval=a.n_eval, seed=a.seed, compose_prob=a.compose_prob, filler_prob=a.filler_prob
+        ),
+    )
     print(json.dumps(counts))
     return 0
 

@@ -1,5 +1,6 @@
 """Plan-level metrics: exact match, intent, tool sequence, dependency graph, arguments per field,
 insufficient-context precision/recall, schema validity, tokens per plan."""
+
 from __future__ import annotations
 
 import json
@@ -52,8 +53,15 @@ class SplitMetrics:
     arg_total: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     failures: list[dict[str, Any]] = field(default_factory=list)
 
-    def add(self, expected: dict[str, Any], predicted: dict[str, Any] | None, schema_valid: bool,
-            n_tokens: int, request: str = "", raw: str = "") -> None:
+    def add(
+        self,
+        expected: dict[str, Any],
+        predicted: dict[str, Any] | None,
+        schema_valid: bool,
+        n_tokens: int,
+        request: str = "",
+        raw: str = "",
+    ) -> None:
         self.n += 1
         self.gen_tokens += n_tokens
         self.valid_constrained += int(schema_valid)
@@ -93,15 +101,17 @@ class SplitMetrics:
             "tool_sequence_accuracy": self.tools / n,
             "dependency_accuracy": self.graph / n,
             "argument_accuracy": sum(self.arg_hits.values()) / max(arg_total, 1),
-            "argument_accuracy_per_field": {k: round(self.arg_hits[k] / self.arg_total[k], 4)
-                                            for k in sorted(self.arg_total)},
+            "argument_accuracy_per_field": {
+                k: round(self.arg_hits[k] / self.arg_total[k], 4) for k in sorted(self.arg_total)
+            },
             # None (shown as "-") when undefined: nothing predicted / nothing to find
             "insufficient_precision": self.tp / (self.tp + self.fp) if self.tp + self.fp else None,
             "insufficient_recall": self.tp / (self.tp + self.fn) if self.tp + self.fn else None,
             "insufficient_support": self.tp + self.fn,
             "schema_valid_constrained": self.valid_constrained / n,
-            "schema_valid_unconstrained": (self.valid_unconstrained / self.unconstrained_n
-                                           if self.unconstrained_n else None),
+            "schema_valid_unconstrained": (
+                self.valid_unconstrained / self.unconstrained_n if self.unconstrained_n else None
+            ),
             "parse_ok": self.parsed / n,
             "tokens_per_plan": self.gen_tokens / n,
         }

@@ -1,4 +1,5 @@
 """Model construction and the field-weighted loss."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,10 +20,15 @@ def build_model(cfg: TrainConfig, tokenizer: Any) -> LlamaForCausalLM:
         if getattr(cfg, name) % 128:
             raise ValueError(f"{name}={getattr(cfg, name)} must be a multiple of 128")
     conf = LlamaConfig(
-        vocab_size=padded_vocab_size(tokenizer), hidden_size=cfg.hidden_size,
-        intermediate_size=cfg.intermediate_size, num_hidden_layers=cfg.num_layers,
-        num_attention_heads=cfg.num_heads, num_key_value_heads=cfg.num_heads,
-        max_position_embeddings=max(256, cfg.max_len), rms_norm_eps=1e-5, tie_word_embeddings=True,
+        vocab_size=padded_vocab_size(tokenizer),
+        hidden_size=cfg.hidden_size,
+        intermediate_size=cfg.intermediate_size,
+        num_hidden_layers=cfg.num_layers,
+        num_attention_heads=cfg.num_heads,
+        num_key_value_heads=cfg.num_heads,
+        max_position_embeddings=max(256, cfg.max_len),
+        rms_norm_eps=1e-5,
+        tie_word_embeddings=True,
         bos_token_id=tokenizer.convert_tokens_to_ids(BOS_TOKEN),
         eos_token_id=tokenizer.convert_tokens_to_ids(EOS_TOKEN),
         pad_token_id=tokenizer.convert_tokens_to_ids(PAD_TOKEN),
@@ -53,7 +59,9 @@ def load_base(path: str | Path) -> tuple[Any, Any]:
 
 def target_loss(model: Any, batch: dict[str, torch.Tensor]) -> torch.Tensor:
     """Field-weighted loss computing the LM head only at target positions (single process)."""
-    hidden = model.model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
+    hidden = model.model(
+        input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
+    ).last_hidden_state
     labels = batch["labels"][:, 1:]
     sel = labels != -100
     logits = model.lm_head(hidden[:, :-1][sel]).float()
@@ -67,8 +75,9 @@ def weighted_loss(logits: torch.Tensor, labels: torch.Tensor, weights: torch.Ten
     logits = logits[:, :-1].float()
     labels = labels[:, 1:]
     weights = weights[:, 1:] * (labels != -100)
-    ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100,
-                         reduction="none")
+    ce = F.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100, reduction="none"
+    )
     return (ce * weights.reshape(-1)).sum() / weights.sum().clamp_min(1e-8)
 
 
@@ -79,7 +88,8 @@ def teacher_forced_metrics(model: Any, batch: dict[str, torch.Tensor]) -> tuple[
     logits = out.logits[:, :-1].float()
     labels = batch["labels"][:, 1:]
     mask = labels != -100
-    ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100,
-                         reduction="sum")
+    ce = F.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100, reduction="sum"
+    )
     correct = ((logits.argmax(-1) == labels) & mask).sum().item()
     return float(ce.item()), int(correct), int(mask.sum().item())

@@ -4,20 +4,84 @@ Noise is applied to the template text *before* slot values are filled in, so ids
 other values are never corrupted (``{kind}`` placeholders are protected), and cue words that
 perception relies on (``原因是``, ``subject:``) are never typo'd.
 """
+
 from __future__ import annotations
 
 import random
 import re
 
-ZH_PREFIX = ["", "", "", "请", "麻烦", "你好，", "帮个忙，", "嗯，", "急！", "hi，", "您好，", "那个，", "请问"]
+ZH_PREFIX = [
+    "",
+    "",
+    "",
+    "请",
+    "麻烦",
+    "你好，",
+    "帮个忙，",
+    "嗯，",
+    "急！",
+    "hi，",
+    "您好，",
+    "那个，",
+    "请问",
+]
 ZH_SUFFIX = ["", "", "。", "？", "，谢谢", "，谢谢！", "！", "呀", "哈", "~", "，尽快", "，多谢", "吧"]
-EN_PREFIX = ["", "", "", "hey, ", "hi ", "please ", "pls ", "can you ", "quick one: ", "hello, ", "ok so ", "yo "]
+EN_PREFIX = [
+    "",
+    "",
+    "",
+    "hey, ",
+    "hi ",
+    "please ",
+    "pls ",
+    "can you ",
+    "quick one: ",
+    "hello, ",
+    "ok so ",
+    "yo ",
+]
 EN_SUFFIX = ["", "", "?", ".", "!", " thanks", " pls", " asap", ", thank you", " thx", " please"]
-ZH_TYPOS = {"订单": "定单", "账户": "帐户", "物流": "物留", "会议室": "会意室", "天气": "天汽", "报销": "报消",
-            "发票": "发飘", "邮件": "邮建", "查询": "查寻", "取消": "取销"}
-PROTECTED = {"because", "reason", "subject", "body", "title", "titled", "saying", "description", "header",
-             "purpose", "order", "invoice", "expense", "room", "user", "email", "cancel", "refund", "book",
-             "track", "weather", "calendar", "profile", "phone", "city", "meeting", "status"}
+ZH_TYPOS = {
+    "订单": "定单",
+    "账户": "帐户",
+    "物流": "物留",
+    "会议室": "会意室",
+    "天气": "天汽",
+    "报销": "报消",
+    "发票": "发飘",
+    "邮件": "邮建",
+    "查询": "查寻",
+    "取消": "取销",
+}
+PROTECTED = {
+    "because",
+    "reason",
+    "subject",
+    "body",
+    "title",
+    "titled",
+    "saying",
+    "description",
+    "header",
+    "purpose",
+    "order",
+    "invoice",
+    "expense",
+    "room",
+    "user",
+    "email",
+    "cancel",
+    "refund",
+    "book",
+    "track",
+    "weather",
+    "calendar",
+    "profile",
+    "phone",
+    "city",
+    "meeting",
+    "status",
+}
 PLACEHOLDER = re.compile(r"\{[a-z0-9]+\}")
 FREE_TEXT_SLOTS = "reason|title|subject|body|desc|etitle"
 """Slot kinds perception takes as free text after a cue word, up to the next punctuation."""
@@ -36,7 +100,7 @@ def _split_protected(text: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     pos = 0
     for m in PLACEHOLDER.finditer(text):
-        out.append((text[pos:m.start()], False))
+        out.append((text[pos : m.start()], False))
         out.append((m.group(0), True))
         pos = m.end()
     out.append((text[pos:], False))
@@ -49,9 +113,9 @@ def _en_typo(word: str, rng: random.Random) -> str:
     i = rng.randrange(1, len(word) - 1)
     op = rng.random()
     if op < 0.4:
-        return word[:i] + word[i + 1] + word[i] + word[i + 2:]
+        return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
     if op < 0.7:
-        return word[:i] + word[i + 1:]
+        return word[:i] + word[i + 1 :]
     return word[:i] + word[i] + word[i:]
 
 

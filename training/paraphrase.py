@@ -5,6 +5,7 @@ Every list is split into a training part and a held-out part (the last entries):
 fillers and synonyms appear only in the ``heldout_templates`` split, so that split keeps measuring
 phrasings never seen in training (on top of its held-out templates).
 """
+
 from __future__ import annotations
 
 import random
@@ -54,17 +55,54 @@ SYNONYMS: dict[str, list[tuple[str, list[str], list[str]]]] = {
 }
 
 PREFIXES: dict[str, tuple[list[str], list[str]]] = {
-    "zh": (["你好，", "您好，", "请问", "麻烦", "那个，", "嗯，", "我想问下，", "能不能", "请", "在吗，", "急！",
-            "你好呀，", "帮个忙，", "老板让我"], ["打扰一下，", "请教一下，"]),
-    "en": (["hi, ", "hey, ", "hello, ", "please ", "could you ", "can you ", "um, ", "quick question: ",
-            "I'd like you to ", "hey there, ", "would you ", "pls ", "ok so ", "good morning, "],
-           ["yo, ", "if possible, "]),
+    "zh": (
+        [
+            "你好，",
+            "您好，",
+            "请问",
+            "麻烦",
+            "那个，",
+            "嗯，",
+            "我想问下，",
+            "能不能",
+            "请",
+            "在吗，",
+            "急！",
+            "你好呀，",
+            "帮个忙，",
+            "老板让我",
+        ],
+        ["打扰一下，", "请教一下，"],
+    ),
+    "en": (
+        [
+            "hi, ",
+            "hey, ",
+            "hello, ",
+            "please ",
+            "could you ",
+            "can you ",
+            "um, ",
+            "quick question: ",
+            "I'd like you to ",
+            "hey there, ",
+            "would you ",
+            "pls ",
+            "ok so ",
+            "good morning, ",
+        ],
+        ["yo, ", "if possible, "],
+    ),
 }
 SUFFIXES: dict[str, tuple[list[str], list[str]]] = {
-    "zh": (["，谢谢", "，谢谢！", "吧", "呢", "？", "，多谢", "，急", "，尽快", "哈", "，辛苦了", "，麻烦了"],
-           ["，感谢", "，劳烦了"]),
-    "en": ([" please", ", thanks", " thx", "?", "!", ", thank you", " asap", " for me", ", cheers"],
-           [", much appreciated", ", ta"]),
+    "zh": (
+        ["，谢谢", "，谢谢！", "吧", "呢", "？", "，多谢", "，急", "，尽快", "哈", "，辛苦了", "，麻烦了"],
+        ["，感谢", "，劳烦了"],
+    ),
+    "en": (
+        [" please", ", thanks", " thx", "?", "!", ", thank you", " asap", " for me", ", cheers"],
+        [", much appreciated", ", ta"],
+    ),
 }
 
 

@@ -5,6 +5,7 @@ generator does and reports how many had to be dropped (a slot value perception c
 e.g. free text without a cue word, or a Chinese name without a cue character), with one sample
 request and its target. Templates with a high drop rate waste training rows: fix them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,7 +25,9 @@ def _registry() -> dict:
     return {t.name: t for t in reference_tools()}
 
 
-def check_template(intent: str, lang: str, template: str, n: int = 30, seed: int = 0) -> tuple[float, str, str]:
+def check_template(
+    intent: str, lang: str, template: str, n: int = 30, seed: int = 0
+) -> tuple[float, str, str]:
     """(drop rate, a sample request, its target) for one template of ``intent``."""
     spec = next(s for s in INTENTS if s.name == intent)
     spec = replace(spec, zh=(template,), en=(template,))
@@ -34,7 +37,9 @@ def check_template(intent: str, lang: str, template: str, n: int = 30, seed: int
     drops, sample = 0, ("", "")
     for _ in range(n):
         try:
-            row = make_example([(spec, 0)], lang, ValueSampler(lang=lang, heldout=False, rng=rng), rng, cfg, registry)
+            row = make_example(
+                [(spec, 0)], lang, ValueSampler(lang=lang, heldout=False, rng=rng), rng, cfg, registry
+            )
             sample = (row["request"], row["target"])
         except _Drop:
             drops += 1
@@ -42,7 +47,9 @@ def check_template(intent: str, lang: str, template: str, n: int = 30, seed: int
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.template_check", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m training.template_check", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("module", help="module under training.templates, e.g. orders_zh")
     ap.add_argument("-n", type=int, default=30, help="examples per template")
     ap.add_argument("--max-drop", type=float, default=0.3, help="exit 1 if any template drops more")

@@ -4,6 +4,7 @@ Digits are always split into single tokens; slot tokens (``<ORDER1>``) and the p
 special tokens are kept whole. Saved as ``tokenizer.json`` + ``tokenizer_config.json`` for
 ``PreTrainedTokenizerFast`` so transformers, xgrammar and vLLM load it.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,23 +17,37 @@ from transformers import PreTrainedTokenizerFast
 from thought_model.prompt import ADDED_TOKENS, BOS_TOKEN, EOS_TOKEN, PAD_TOKEN, SPECIAL_TOKENS
 
 
-def train_tokenizer(texts: Iterable[str], vocab_size: int = 3072, min_frequency: int = 2) -> PreTrainedTokenizerFast:
+def train_tokenizer(
+    texts: Iterable[str], vocab_size: int = 3072, min_frequency: int = 2
+) -> PreTrainedTokenizerFast:
     """Train the BPE tokenizer and wrap it for transformers."""
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Digits(individual_digits=True),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Digits(individual_digits=True),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size - len(ADDED_TOKENS), min_frequency=min_frequency, special_tokens=SPECIAL_TOKENS,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False, max_token_length=16)
+        vocab_size=vocab_size - len(ADDED_TOKENS),
+        min_frequency=min_frequency,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+        max_token_length=16,
+    )
     tok.train_from_iterator(texts, trainer=trainer)
     tok.add_tokens(ADDED_TOKENS)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token=BOS_TOKEN, eos_token=EOS_TOKEN,
-                                   pad_token=PAD_TOKEN, unk_token=None, clean_up_tokenization_spaces=False,
-                                   additional_special_tokens=[t for t in SPECIAL_TOKENS
-                                                              if t not in (BOS_TOKEN, EOS_TOKEN, PAD_TOKEN)])
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        bos_token=BOS_TOKEN,
+        eos_token=EOS_TOKEN,
+        pad_token=PAD_TOKEN,
+        unk_token=None,
+        clean_up_tokenization_spaces=False,
+        additional_special_tokens=[t for t in SPECIAL_TOKENS if t not in (BOS_TOKEN, EOS_TOKEN, PAD_TOKEN)],
+    )
     fast.model_max_length = 512
     return fast
 

@@ -6,6 +6,7 @@ The run folder (``out_dir``) holds ``data/`` (generated unless ``data_dir`` is g
 training curve) and ``checkpoint/``: the Hugging Face model folder with ``train_config.json``
 and, after the final evaluation, ``eval.json``.
 """
+
 from __future__ import annotations
 
 import json
@@ -52,7 +53,9 @@ def _setup_dist() -> Dist:
         return Dist()
     backend = "nccl" if torch.cuda.is_available() else "gloo"
     dist.init_process_group(backend=backend)
-    d = Dist(rank=dist.get_rank(), world=dist.get_world_size(), local_rank=int(os.environ.get("LOCAL_RANK", "0")))
+    d = Dist(
+        rank=dist.get_rank(), world=dist.get_world_size(), local_rank=int(os.environ.get("LOCAL_RANK", "0"))
+    )
     if torch.cuda.is_available():
         torch.cuda.set_device(d.local_rank)
     return d
@@ -71,6 +74,7 @@ def lr_lambda(cfg: TrainConfig):
             return (step + 1) / max(1, cfg.warmup_steps)
         t = min(1.0, (step - cfg.warmup_steps) / max(1, cfg.max_steps - cfg.warmup_steps))
         return cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * t))
+
     return f
 
 
@@ -79,7 +83,9 @@ def _ensure_data(cfg: TrainConfig, out: Path, d: Dist) -> Path:
         return Path(cfg.data_dir)
     data = out / "data"
     if d.main and not (data / "train.jsonl").exists():
-        write_splits(data, GenConfig(n_train=cfg.n_train, n_eval=cfg.n_eval, seed=cfg.seed), progress=cfg.progress)
+        write_splits(
+            data, GenConfig(n_train=cfg.n_train, n_eval=cfg.n_eval, seed=cfg.seed), progress=cfg.progress
+        )
     if d.world > 1:
         dist.barrier()
     return data
@@ -89,7 +95,9 @@ def _tokenizer(cfg: TrainConfig, data: Path, out: Path, d: Dist) -> Any:
     tok_dir = out / "tokenizer"
     if d.main and not (tok_dir / "tokenizer.json").exists():
         rows = read_jsonl(data / "train.jsonl", limit=TOKENIZER_ROWS)
-        tok = train_tokenizer((row_prompt(r) + target_text(r["target"]) for r in rows), vocab_size=cfg.vocab_size)
+        tok = train_tokenizer(
+            (row_prompt(r) + target_text(r["target"]) for r in rows), vocab_size=cfg.vocab_size
+        )
         save_tokenizer(tok, tok_dir)
     if d.world > 1:
         dist.barrier()
@@ -99,15 +107,18 @@ def _tokenizer(cfg: TrainConfig, data: Path, out: Path, d: Dist) -> Any:
 def _optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
     decay = [p for n, p in model.named_parameters() if p.requires_grad and p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.requires_grad and p.dim() < 2]
-    return torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
-                              {"params": no_decay, "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.95))
+    return torch.optim.AdamW(
+        [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=cfg.lr,
+        betas=(0.9, 0.95),
+    )
 
 
 def _evaluate_tf(model: Any, data: list, pad_id: int, device: torch.device, bs: int = 64) -> dict[str, float]:
     model.eval()
     loss = correct = total = 0.0
     for i in range(0, len(data), bs):
-        b = {k: v.to(device) for k, v in collate(data[i:i + bs], pad_id).items()}
+        b = {k: v.to(device) for k, v in collate(data[i : i + bs], pad_id).items()}
         l_, c_, t_ = teacher_forced_metrics(model, b)
         loss, correct, total = loss + l_, correct + c_, total + t_
     model.train()
@@ -117,8 +128,17 @@ def _evaluate_tf(model: Any, data: list, pad_id: int, device: torch.device, bs: 
 def _save_state(state_dir: Path, model: Any, opt: Any, sched: Any, step: int, py_rng: random.Random) -> None:
     tmp = state_dir.with_suffix(".tmp")
     tmp.mkdir(parents=True, exist_ok=True)
-    torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
-                "step": step, "py_rng": py_rng.getstate(), "torch_rng": torch.get_rng_state()}, tmp / "state.pt")
+    torch.save(
+        {
+            "model": model.state_dict(),
+            "optimizer": opt.state_dict(),
+            "scheduler": sched.state_dict(),
+            "step": step,
+            "py_rng": py_rng.getstate(),
+            "torch_rng": torch.get_rng_state(),
+        },
+        tmp / "state.pt",
+    )
     if state_dir.exists():
         shutil.rmtree(state_dir)
     tmp.rename(state_dir)
@@ -144,7 +164,9 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
         model = build_model(cfg, tok)
     pad_id = tok.convert_tokens_to_ids(PAD_TOKEN)
     train_rows = encode_rows(read_jsonl(data_dir / "train.jsonl"), tok, cfg.weights, cfg.max_len)
-    eval_rows = encode_rows(read_jsonl(data_dir / "test.jsonl", limit=cfg.eval_rows), tok, cfg.weights, cfg.max_len)
+    eval_rows = encode_rows(
+        read_jsonl(data_dir / "test.jsonl", limit=cfg.eval_rows), tok, cfg.weights, cfg.max_len
+    )
     model.to(device)
     opt = _optimizer(model, cfg)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(cfg))
@@ -165,9 +187,14 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
     log = open(log_path, "a", encoding="utf-8") if d.main else None
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    bar = Progress(TextColumn("step {task.completed}/{task.total}"), BarColumn(),
-                   TextColumn("loss {task.fields[loss]:.4f}  {task.fields[tps]:.0f} tok/s"),
-                   TimeElapsedColumn(), TimeRemainingColumn(), disable=not (cfg.progress and d.main))
+    bar = Progress(
+        TextColumn("step {task.completed}/{task.total}"),
+        BarColumn(),
+        TextColumn("loss {task.fields[loss]:.4f}  {task.fields[tps]:.0f} tok/s"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        disable=not (cfg.progress and d.main),
+    )
     model.train()
     t_last, tok_count, ema = time.time(), 0, None
     t_first = time.time()
@@ -181,7 +208,9 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
                 ctx = torch.autocast("cuda", dtype=torch.bfloat16) if use_bf16 else nullcontext()
                 with ctx:
                     if d.world > 1 or not hasattr(model, "lm_head") or not hasattr(model, "model"):
-                        logits = ddp_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+                        logits = ddp_model(
+                            input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
+                        ).logits
                         loss = weighted_loss(logits, batch["labels"], batch["weights"])
                     else:
                         loss = target_loss(model, batch)
@@ -203,7 +232,11 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
                 now = time.time()
                 tps = tok_count * d.world / max(now - t_last, 1e-6)
                 bar.update(task, completed=step, loss=ema, tps=tps)
-                rec: dict[str, Any] = {"step": step, "loss": round(loss.item(), 5), "lr": sched.get_last_lr()[0]}
+                rec: dict[str, Any] = {
+                    "step": step,
+                    "loss": round(loss.item(), 5),
+                    "lr": sched.get_last_lr()[0],
+                }
                 if step % cfg.eval_every == 0 or step == cfg.max_steps:
                     rec.update(_evaluate_tf(model, eval_rows, pad_id, device))
                     rec["tokens_per_s"] = round(tps)
@@ -224,29 +257,52 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
         dist.destroy_process_group()
     if d.main and cfg.final_eval:
         from training.evaluate import EvalConfig, evaluate_checkpoint
-        evaluate_checkpoint(EvalConfig(checkpoint=str(ckpt), data_dir=str(data_dir), n=cfg.final_eval_rows,
-                                       progress=cfg.progress))
+
+        evaluate_checkpoint(
+            EvalConfig(
+                checkpoint=str(ckpt), data_dir=str(data_dir), n=cfg.final_eval_rows, progress=cfg.progress
+            )
+        )
     return ckpt
 
 
-def _export(model: LlamaForCausalLM, tok: Any, cfg: TrainConfig, ckpt: Path, seconds: float, step: int,
-            command: str | None, log_path: Path) -> None:
+def _export(
+    model: LlamaForCausalLM,
+    tok: Any,
+    cfg: TrainConfig,
+    ckpt: Path,
+    seconds: float,
+    step: int,
+    command: str | None,
+    log_path: Path,
+) -> None:
     ckpt.mkdir(parents=True, exist_ok=True)
     model.to("cpu").to(torch.float32)
     eos = tok.convert_tokens_to_ids(EOS_TOKEN)
     model.generation_config = GenerationConfig(
-        bos_token_id=model.config.bos_token_id, eos_token_id=eos, pad_token_id=model.config.pad_token_id,
-        do_sample=False, max_new_tokens=160)
+        bos_token_id=model.config.bos_token_id,
+        eos_token_id=eos,
+        pad_token_id=model.config.pad_token_id,
+        do_sample=False,
+        max_new_tokens=160,
+    )
     model.save_pretrained(str(ckpt), safe_serialization=True)
     save_tokenizer(tok, ckpt)
-    last = [json.loads(x) for x in log_path.read_text().splitlines() if x.strip()] if log_path.exists() else []
+    last = (
+        [json.loads(x) for x in log_path.read_text().splitlines() if x.strip()] if log_path.exists() else []
+    )
     last_eval = next((r for r in reversed(last) if "eval_loss" in r), {})
     meta = {
-        "config": cfg.to_json(), "command": command or " ".join(["python -m training"] + sys.argv[1:]),
-        "seed": cfg.seed, "train_seconds": round(seconds, 1), "steps": step,
+        "config": cfg.to_json(),
+        "command": command or " ".join(["python -m training"] + sys.argv[1:]),
+        "seed": cfg.seed,
+        "train_seconds": round(seconds, 1),
+        "steps": step,
         "parameters": sum(p.numel() for p in model.parameters()),
-        "prompt_format": PROMPT_FORMAT_VERSION, "intents": sorted({i.name for i in INTENTS} | {"multi_task"}),
-        "device": "cuda" if torch.cuda.is_available() else "cpu", "torch_threads": torch.get_num_threads(),
+        "prompt_format": PROMPT_FORMAT_VERSION,
+        "intents": sorted({i.name for i in INTENTS} | {"multi_task"}),
+        "device": "cuda" if torch.cuda.is_available() else "cpu",
+        "torch_threads": torch.get_num_threads(),
         "final_teacher_forced": last_eval,
     }
     (ckpt / "train_config.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False))

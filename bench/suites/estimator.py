@@ -7,6 +7,7 @@
 2. **Accuracy** from :mod:`estimator.evaluate` on the Azure conversation trace (70/30 time
    split, with the baselines and the online replay) and on synthetic agent traces.
 """
+
 from __future__ import annotations
 
 import argparse

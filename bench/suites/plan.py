@@ -8,6 +8,7 @@ latency per plan, plans/s, forward passes per plan, valid-plan rate (parsed and 
 reference forward (accuracy within 1 point of the original). vLLM runs last: it binds the
 process's threads.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,7 +19,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import RESULTS_DIR, git_info, latency_summary, machine_info, ratio, utc_now, versions, write_json
+from bench.common import (
+    RESULTS_DIR,
+    git_info,
+    latency_summary,
+    machine_info,
+    ratio,
+    utc_now,
+    versions,
+    write_json,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CHECKPOINT = ROOT / "thought_model" / "checkpoints" / "default"
@@ -37,12 +47,16 @@ def _score(results, cases, wall_s: float, validator) -> dict[str, Any]:
             valid += 1
     lat = [r.stats.ms for r in results]
     n = max(1, len(results))
-    return {"n": len(results), **{f"{k}_ms": v for k, v in latency_summary(lat).items() if k != "n"},
-            "plans_per_s": round(len(results) / wall_s, 3) if wall_s else None,
-            "forward_passes_per_plan": sum(r.stats.forward_passes for r in results) / n,
-            "generated_tokens_per_plan": sum(r.stats.generated_tokens for r in results) / n,
-            "jump_forward_tokens_per_plan": sum(r.stats.jump_forward_tokens for r in results) / n,
-            "valid_rate": valid / n, "accuracy": sum(is_correct(r, c.expected) for r, c in zip(results, cases)) / n}
+    return {
+        "n": len(results),
+        **{f"{k}_ms": v for k, v in latency_summary(lat).items() if k != "n"},
+        "plans_per_s": round(len(results) / wall_s, 3) if wall_s else None,
+        "forward_passes_per_plan": sum(r.stats.forward_passes for r in results) / n,
+        "generated_tokens_per_plan": sum(r.stats.generated_tokens for r in results) / n,
+        "jump_forward_tokens_per_plan": sum(r.stats.jump_forward_tokens for r in results) / n,
+        "valid_rate": valid / n,
+        "accuracy": sum(is_correct(r, c.expected) for r, c in zip(results, cases)) / n,
+    }
 
 
 def _run_batches(gen, cases, batch: int):
@@ -51,7 +65,7 @@ def _run_batches(gen, cases, batch: int):
     out = []
     t0 = time.perf_counter()
     for i in range(0, len(reqs), batch):
-        chunk = reqs[i:i + batch]
+        chunk = reqs[i : i + batch]
         t = time.perf_counter()
         res = gen(chunk)
         ms = (time.perf_counter() - t) * 1000.0
@@ -78,15 +92,25 @@ def _hf_unconstrained(checkpoint: Path, codec, cases, max_new: int):
         ids = torch.tensor([tok.encode(codec.prompt(c.request), add_special_tokens=False)])
         t = time.perf_counter()
         with torch.inference_mode():
-            out = model.generate(ids, max_new_tokens=max_new, do_sample=False, eos_token_id=eos,
-                                 pad_token_id=eos, attention_mask=torch.ones_like(ids))
-        gen = out[0, ids.shape[1]:].tolist()
+            out = model.generate(
+                ids,
+                max_new_tokens=max_new,
+                do_sample=False,
+                eos_token_id=eos,
+                pad_token_id=eos,
+                attention_mask=torch.ones_like(ids),
+            )
+        gen = out[0, ids.shape[1] :].tolist()
         text = tok.decode([t for t in gen if t != eos])
-        st = GenerationStats(prompt_tokens=ids.shape[1], generated_tokens=len(gen), forward_passes=len(gen),
-                             ms=(time.perf_counter() - t) * 1000.0)
+        st = GenerationStats(
+            prompt_tokens=ids.shape[1],
+            generated_tokens=len(gen),
+            forward_passes=len(gen),
+            ms=(time.perf_counter() - t) * 1000.0,
+        )
         try:
             results.append(PlanResult(output=codec.parse(text, c.request), stats=st, text=text))
-        except Exception as exc:  # noqa: BLE001 - an unparseable output counts as invalid
+        except Exception as exc:
             results.append(PlanResult(error=error_info_from(exc), stats=st, text=text))
     return results, time.perf_counter() - t0
 
@@ -98,7 +122,10 @@ def _checkpoint(tmp: Path, explicit: Path | None = None):
 
     if explicit is not None:
         return explicit, default_codec(), str(explicit)
-    for path, label in ((DEFAULT_CHECKPOINT, "default"), (TINY_CHECKPOINT, "tiny (default checkpoint missing)")):
+    for path, label in (
+        (DEFAULT_CHECKPOINT, "default"),
+        (TINY_CHECKPOINT, "tiny (default checkpoint missing)"),
+    ):
         if (path / "config.json").is_file():
             return path, default_codec(), label
     from thought_model.engine.testing import build_tiny_checkpoint
@@ -126,7 +153,9 @@ def run(quick: bool = False, checkpoint: Path | None = None) -> dict[str, Any]:
     max_new = 384
     validator = PlanValidator()
     configs: dict[str, Any] = {}
-    eng = CpuEngine(ckpt, CpuEngineConfig(threads=1, decode=DecodeConfig(max_new_tokens=max_new)), codec=codec)
+    eng = CpuEngine(
+        ckpt, CpuEngineConfig(threads=1, decode=DecodeConfig(max_new_tokens=max_new)), codec=codec
+    )
     try:
         for jf in (True, False):
             eng.decoder.cfg.jump_forward = jf
@@ -142,24 +171,32 @@ def run(quick: bool = False, checkpoint: Path | None = None) -> dict[str, Any]:
         import json as _json
 
         mc = _json.loads((ckpt / "config.json").read_text())
-        dims = (mc["hidden_size"], mc["intermediate_size"],
-                mc["num_attention_heads"] * (mc.get("head_dim") or mc["hidden_size"] // mc["num_attention_heads"]))
+        dims = (
+            mc["hidden_size"],
+            mc["intermediate_size"],
+            mc["num_attention_heads"]
+            * (mc.get("head_dim") or mc["hidden_size"] // mc["num_attention_heads"]),
+        )
         gs = next(g for g in (128, 64, 32) if all(d % g == 0 for d in dims))
         dst = int4.export(ckpt, tmp / "w4a16", int4.Int4Config(group_size=gs))
         int4_info["group_size"] = gs
         errs = int4.weight_errors(ckpt, dst)
         deq = int4.save_dequantized(dst, tmp / "w4a16_deq")
-        e4 = CpuEngine(deq, CpuEngineConfig(threads=1, decode=DecodeConfig(max_new_tokens=max_new)), codec=codec)
+        e4 = CpuEngine(
+            deq, CpuEngineConfig(threads=1, decode=DecodeConfig(max_new_tokens=max_new)), codec=codec
+        )
         try:
             res, wall = _run_batches(e4.generate_batch, cases, 8)
         finally:
             e4.close()
         configs["cpu_jf_b8_int4_dequantized"] = _score(res, cases, wall, validator)
-        int4_info |= {"max_err_in_scales": max(r["max_err_in_scales"] for r in errs.values()),
-                     "max_rel_rms": max(r["rel_rms"] for r in errs.values()),
-                     "accuracy_delta_points": 100 * (configs["cpu_jf_b8_int4_dequantized"]["accuracy"]
-                                                     - configs["cpu_jf_b8"]["accuracy"])}
-    except Exception as exc:  # noqa: BLE001 - recorded, not hidden
+        int4_info |= {
+            "max_err_in_scales": max(r["max_err_in_scales"] for r in errs.values()),
+            "max_rel_rms": max(r["rel_rms"] for r in errs.values()),
+            "accuracy_delta_points": 100
+            * (configs["cpu_jf_b8_int4_dequantized"]["accuracy"] - configs["cpu_jf_b8"]["accuracy"]),
+        }
+    except Exception as exc:
         int4_info = {"status": "failed", "reason": f"{type(exc).__name__}: {exc}"}
 
     res, wall = _hf_unconstrained(ckpt, codec, cases, max_new)
@@ -176,16 +213,23 @@ def run(quick: bool = False, checkpoint: Path | None = None) -> dict[str, Any]:
             raise RuntimeError(why)
         import json as _json
 
-        ctx_len = min(1024, _json.loads((ckpt / "config.json").read_text()).get("max_position_embeddings", 1024))
-        ve = VllmEngine(ckpt, VllmEngineConfig(dtype="float32", max_new_tokens=min(max_new, ctx_len // 2),
-                                               max_model_len=ctx_len), codec=codec)
+        ctx_len = min(
+            1024, _json.loads((ckpt / "config.json").read_text()).get("max_position_embeddings", 1024)
+        )
+        ve = VllmEngine(
+            ckpt,
+            VllmEngineConfig(
+                dtype="float32", max_new_tokens=min(max_new, ctx_len // 2), max_model_len=ctx_len
+            ),
+            codec=codec,
+        )
         try:
             for batch in (1, 8):
                 res, wall = _run_batches(ve.generate, cases, batch)
                 configs[f"vllm_cpu_b{batch}"] = _score(res, cases, wall, validator)
         finally:
             ve.close()
-    except Exception as exc:  # noqa: BLE001 - recorded: the comparison is then missing, not faked
+    except Exception as exc:
         vllm_info = {"status": "unavailable", "reason": f"{type(exc).__name__}: {exc}"[:500]}
 
     jf1, nojf1 = configs["cpu_jf_b1"], configs["cpu_nojf_b1"]
@@ -200,10 +244,19 @@ def run(quick: bool = False, checkpoint: Path | None = None) -> dict[str, Any]:
         "int4_accuracy_delta_points": int4_info.get("accuracy_delta_points"),
         "p99_vs_vllm_cpu": ratio(vl1.get("p99_ms"), jf1["p99_ms"]),
     }
-    return {"summary": summary, "configs": configs, "int4": int4_info, "vllm": vllm_info,
-            "checkpoint": label, "requests": len(cases), "max_new_tokens": max_new, "threads": 1,
-            "gpu": "none in this run (CPU-only machine)", "quick": quick,
-            "duration_s": round(time.perf_counter() - t_start, 1)}
+    return {
+        "summary": summary,
+        "configs": configs,
+        "int4": int4_info,
+        "vllm": vllm_info,
+        "checkpoint": label,
+        "requests": len(cases),
+        "max_new_tokens": max_new,
+        "threads": 1,
+        "gpu": "none in this run (CPU-only machine)",
+        "quick": quick,
+        "duration_s": round(time.perf_counter() - t_start, 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

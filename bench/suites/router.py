@@ -12,6 +12,7 @@
 3. **Redis**: admissions/s with 8 client processes on loopback, and over-admission trials for the
    Lua bucket vs a naive GET/SET peer (plus the local bucket under 8 threads).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,16 @@ from pathlib import Path
 import numpy as np
 
 from router import BucketConfig, HeuristicEstimator, LocalBucket, Router, load_profiles
-from router.sim import (Backend, NoLimiter, RequestLimiter, TokenSecondLimiter, TPMLimiter, Trace, VClock,
-                        simulate)
+from router.sim import (
+    Backend,
+    NoLimiter,
+    RequestLimiter,
+    TokenSecondLimiter,
+    TPMLimiter,
+    Trace,
+    VClock,
+    simulate,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TRACE = ROOT.parent / "shared" / "data" / "traces" / "azure2023" / "AzureLLMInferenceTrace_conv.csv"
@@ -43,7 +52,9 @@ class RouterBenchConfig:
     estimator_bins: int = 50  # input-length quantile bins of the replay's output estimator
     replay_max: int | None = None  # cap on replayed requests (quick mode)
     speedup: float = 1.0
-    load: float = 1.1  # offered load / backend capacity on the calibration slice (overload: limiters must defer)
+    load: float = (
+        1.1  # offered load / backend capacity on the calibration slice (overload: limiters must defer)
+    )
     window_s: float = 10.0  # same burst window for every limiter
     max_wait_s: float = 300.0
     min_retry_s: float = 1.0  # clients honour Retry-After (whole seconds, >= 1)
@@ -56,10 +67,18 @@ class RouterBenchConfig:
     trial_attempts: int = 2000  # per client per over-admission trial
 
     @classmethod
-    def for_run(cls, quick: bool, **kw) -> "RouterBenchConfig":
+    def for_run(cls, quick: bool, **kw) -> RouterBenchConfig:
         if quick:
-            return cls(quick=True, replay_max=3000, tune_iters=4, decision_calls=5000, redis_seconds=1.5, trials=2,
-                       trial_attempts=500, **kw)
+            return cls(
+                quick=True,
+                replay_max=3000,
+                tune_iters=4,
+                decision_calls=5000,
+                redis_seconds=1.5,
+                trials=2,
+                trial_attempts=500,
+                **kw,
+            )
         return cls(**kw)
 
 
@@ -97,7 +116,9 @@ def bin_median_estimator(inp_fit: np.ndarray, out_fit: np.ndarray, bins: int = 5
     edges = np.unique(np.percentile(inp_fit, np.linspace(0, 100, bins + 1)[1:-1]))
     idx = np.digitize(inp_fit, edges)
     fallback = np.median(out_fit)
-    med = np.array([np.median(out_fit[idx == b]) if np.any(idx == b) else fallback for b in range(len(edges) + 1)])
+    med = np.array(
+        [np.median(out_fit[idx == b]) if np.any(idx == b) else fallback for b in range(len(edges) + 1)]
+    )
     return lambda x: med[np.digitize(x, edges)]
 
 
@@ -110,11 +131,20 @@ def _pcts(x: np.ndarray) -> dict:
 
 def _row(trace, inp, out, small, res, goodput, wall, scale) -> dict:
     served = ~res.dropped
-    row = {"rate_scale": scale, "sim_wall_s": round(wall, 3), "goodput_tokens_per_s": goodput,
-           "served": int(served.sum()), "cost_usd": float((inp[served] * PRICE_IN + out[served] * PRICE_OUT).sum() / 1000)}
+    row = {
+        "rate_scale": scale,
+        "sim_wall_s": round(wall, 3),
+        "goodput_tokens_per_s": goodput,
+        "served": int(served.sum()),
+        "cost_usd": float((inp[served] * PRICE_IN + out[served] * PRICE_OUT).sum() / 1000),
+    }
     for label, mask in (("small", small), ("large", ~small)):
-        row[label] = {**_pcts(res.delay_s[mask]), "n": int(mask.sum()),
-                      "rejections": int(res.rejections[mask].sum()), "dropped": int(res.dropped[mask].sum())}
+        row[label] = {
+            **_pcts(res.delay_s[mask]),
+            "n": int(mask.sum()),
+            "rejections": int(res.rejections[mask].sum()),
+            "dropped": int(res.dropped[mask].sum()),
+        }
     return row
 
 
@@ -134,17 +164,21 @@ def replay(cfg: RouterBenchConfig) -> dict:
     tok_rate = req_rate * (inp[:k] + out[:k]).mean()
     ts_rate = req_rate * ((inp[:k] + out[:k]) * svc_fit).mean()
     small = trace.output_tokens <= np.median(trace.output_tokens)
-    makers = {"request_count": lambda c, f: RequestLimiter(req_rate * f, cfg.window_s, c),
-              "tokens_per_minute": lambda c, f: TPMLimiter(tok_rate * f, cfg.window_s, c, trace),
-              "token_second": lambda c, f: TokenSecondLimiter(ts_rate * f, cfg.window_s, c, trace, backend),
-              # reference only: the same bucket told the true output length in advance
-              "token_second_oracle": lambda c, f: TokenSecondLimiter(ts_rate * f, cfg.window_s, c, oracle, backend)}
+    makers = {
+        "request_count": lambda c, f: RequestLimiter(req_rate * f, cfg.window_s, c),
+        "tokens_per_minute": lambda c, f: TPMLimiter(tok_rate * f, cfg.window_s, c, trace),
+        "token_second": lambda c, f: TokenSecondLimiter(ts_rate * f, cfg.window_s, c, trace, backend),
+        # reference only: the same bucket told the true output length in advance
+        "token_second_oracle": lambda c, f: TokenSecondLimiter(ts_rate * f, cfg.window_s, c, oracle, backend),
+    }
     oracle = Trace(trace.arrival_s, trace.input_tokens, trace.output_tokens, trace.output_tokens)
 
     def sim(make, f=1.0):
         clock = VClock()
         t0 = time.perf_counter()
-        res = simulate(trace, backend, make(clock, f), clock, max_wait_s=cfg.max_wait_s, min_retry_s=cfg.min_retry_s)
+        res = simulate(
+            trace, backend, make(clock, f), clock, max_wait_s=cfg.max_wait_s, min_retry_s=cfg.min_retry_s
+        )
         served = ~res.dropped
         goodput = float(trace.output_tokens[served].sum() / res.duration_s)
         return res, goodput, time.perf_counter() - t0
@@ -166,21 +200,36 @@ def replay(cfg: RouterBenchConfig) -> dict:
         res, gp, wall, f = best
         policies[name] = _row(trace, inp[sl], out[sl], small, res, gp, wall, f)
     pred_small = trace.predicted_output <= np.median(trace.output_tokens)
-    return {"requests": len(trace.arrival_s), "calibration_requests": k, "speedup": cfg.speedup,
-            "backend": {"slots": slots, "prefill_tps": backend.prefill_tps, "decode_tps_per_slot": backend.decode_tps},
-            "offered_load_calibration": cfg.load, "window_s": cfg.window_s,
-            "goodput_target_tokens_per_s": target,
-            "limits": {"requests_per_s": req_rate, "tokens_per_s": tok_rate, "token_s_per_s": ts_rate},
-            "small_threshold_output_tokens": float(np.median(trace.output_tokens)),
-            "estimator_small_large_accuracy": float(np.mean(pred_small == small)),
-            "estimator_mae_tokens": float(np.mean(np.abs(trace.predicted_output - trace.output_tokens))),
-            "policies": policies}
+    return {
+        "requests": len(trace.arrival_s),
+        "calibration_requests": k,
+        "speedup": cfg.speedup,
+        "backend": {
+            "slots": slots,
+            "prefill_tps": backend.prefill_tps,
+            "decode_tps_per_slot": backend.decode_tps,
+        },
+        "offered_load_calibration": cfg.load,
+        "window_s": cfg.window_s,
+        "goodput_target_tokens_per_s": target,
+        "limits": {"requests_per_s": req_rate, "tokens_per_s": tok_rate, "token_s_per_s": ts_rate},
+        "small_threshold_output_tokens": float(np.median(trace.output_tokens)),
+        "estimator_small_large_accuracy": float(np.mean(pred_small == small)),
+        "estimator_mae_tokens": float(np.mean(np.abs(trace.predicted_output - trace.output_tokens))),
+        "policies": policies,
+    }
 
 
 def decision_overhead(calls: int) -> dict:
     rng = random.Random(0)
-    reqs = [{"model": "auto", "messages": [{"role": "user", "content": "x" * rng.randint(20, 6000)}],
-             "task_type": rng.choice(["tool_call", "chat", "planning", None])} for _ in range(256)]
+    reqs = [
+        {
+            "model": "auto",
+            "messages": [{"role": "user", "content": "x" * rng.randint(20, 6000)}],
+            "task_type": rng.choice(["tool_call", "chat", "planning", None]),
+        }
+        for _ in range(256)
+    ]
 
     def measure(router: Router) -> dict:
         for r in reqs:
@@ -191,12 +240,18 @@ def decision_overhead(calls: int) -> dict:
             t0 = time.perf_counter_ns()
             router.route(r)
             ns[i] = time.perf_counter_ns() - t0
-        return {"p50_us": float(np.percentile(ns, 50) / 1e3), "p99_us": float(np.percentile(ns, 99) / 1e3),
-                "calls": calls}
+        return {
+            "p50_us": float(np.percentile(ns, 50) / 1e3),
+            "p99_us": float(np.percentile(ns, 99) / 1e3),
+            "calls": calls,
+        }
 
     def make(est) -> Router:
-        return Router(load_profiles(), estimator=est,
-                      bucket_factory=lambda t: LocalBucket(BucketConfig(1e18, 60.0), tenant=t))
+        return Router(
+            load_profiles(),
+            estimator=est,
+            bucket_factory=lambda t: LocalBucket(BucketConfig(1e18, 60.0), tenant=t),
+        )
 
     out = {"heuristic_estimator": measure(make(HeuristicEstimator()))}
     try:
@@ -211,8 +266,13 @@ def decision_overhead(calls: int) -> dict:
 
 
 def redis_part(cfg: RouterBenchConfig) -> dict:
-    from router.loadtest import (ClientPool, TrialConfig, local_over_admission_trials, over_admission_trials,
-                                 redis_admissions_per_s)
+    from router.loadtest import (
+        ClientPool,
+        TrialConfig,
+        local_over_admission_trials,
+        over_admission_trials,
+        redis_admissions_per_s,
+    )
     from router.testing.redis_server import RedisServer
 
     with RedisServer() as server, ClientPool(8) as pool:
@@ -238,12 +298,16 @@ def run(quick: bool = False, trace: Path | None = None) -> dict:
     ts_small, rq_small = pol["token_second"]["small"]["p99"], pol["request_count"]["small"]["p99"]
     summary = {
         "small_p99_ratio_vs_request_limiter": _ratio(rq_small, ts_small),
-        "small_p50_ratio_vs_request_limiter": _ratio(pol["request_count"]["small"]["p50"],
-                                                     pol["token_second"]["small"]["p50"]),
-        "small_p99_ratio_vs_request_limiter_oracle_estimate": _ratio(rq_small, pol["token_second_oracle"]["small"]["p99"]),
+        "small_p50_ratio_vs_request_limiter": _ratio(
+            pol["request_count"]["small"]["p50"], pol["token_second"]["small"]["p50"]
+        ),
+        "small_p99_ratio_vs_request_limiter_oracle_estimate": _ratio(
+            rq_small, pol["token_second_oracle"]["small"]["p99"]
+        ),
         "small_p99_ratio_vs_tpm_limiter": _ratio(pol["tokens_per_minute"]["small"]["p99"], ts_small),
-        "goodput_ratio_vs_request_limiter": _ratio(pol["token_second"]["goodput_tokens_per_s"],
-                                                   pol["request_count"]["goodput_tokens_per_s"]),
+        "goodput_ratio_vs_request_limiter": _ratio(
+            pol["token_second"]["goodput_tokens_per_s"], pol["request_count"]["goodput_tokens_per_s"]
+        ),
         "decision_p99_us": dec["heuristic_estimator"]["p99_us"],
         "decision_p50_us": dec["heuristic_estimator"]["p50_us"],
         "decision_p99_us_trained_estimator": dec["trained_estimator"].get("p99_us"),
@@ -252,20 +316,41 @@ def run(quick: bool = False, trace: Path | None = None) -> dict:
         + red["over_admission"]["local"]["over_admitted_trials"],
         "naive_peer_over_admissions": red["over_admission"]["naive_get_set_peer"]["over_admitted_trials"],
     }
-    comparisons = [{"name": "small-request P99 queueing delay (trace replay)", "metric": "p99_s", "unit": "s",
-                    "baseline": "request_count", "lower_is_better": True,
-                    "values": {k: v["small"]["p99"] for k, v in pol.items()}},
-                   {"name": "goodput (trace replay)", "metric": "tokens_per_s", "unit": "tok/s",
-                    "baseline": "request_count", "lower_is_better": False,
-                    "values": {k: v["goodput_tokens_per_s"] for k, v in pol.items()}}]
-    return {"summary": summary, "config": {k: str(v) for k, v in vars(cfg).items()}, "replay": rep,
-            "decision": dec, "redis": red, "comparisons": comparisons,
-            "wall_s": round(time.perf_counter() - t0, 2), "loadavg_at_end": list(os.getloadavg())}
+    comparisons = [
+        {
+            "name": "small-request P99 queueing delay (trace replay)",
+            "metric": "p99_s",
+            "unit": "s",
+            "baseline": "request_count",
+            "lower_is_better": True,
+            "values": {k: v["small"]["p99"] for k, v in pol.items()},
+        },
+        {
+            "name": "goodput (trace replay)",
+            "metric": "tokens_per_s",
+            "unit": "tok/s",
+            "baseline": "request_count",
+            "lower_is_better": False,
+            "values": {k: v["goodput_tokens_per_s"] for k, v in pol.items()},
+        },
+    ]
+    return {
+        "summary": summary,
+        "config": {k: str(v) for k, v in vars(cfg).items()},
+        "replay": rep,
+        "decision": dec,
+        "redis": red,
+        "comparisons": comparisons,
+        "wall_s": round(time.perf_counter() - t0, 2),
+        "loadavg_at_end": list(os.getloadavg()),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.suites.router", description=__doc__.split("\n")[0])
-    ap.add_argument("--trace", type=Path, default=None, help="CSV with TIMESTAMP, ContextTokens, GeneratedTokens")
+    ap.add_argument(
+        "--trace", type=Path, default=None, help="CSV with TIMESTAMP, ContextTokens, GeneratedTokens"
+    )
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "router.json")
     args = ap.parse_args(argv)
@@ -278,8 +363,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from bench.common import git_info, machine_info, utc_now, versions
 
-    meta = {"quick": args.quick, "finished_at": utc_now(), "machine": machine_info(), "versions": versions(),
-            "git": git_info(), "trace": str(args.trace or DEFAULT_TRACE)}
+    meta = {
+        "quick": args.quick,
+        "finished_at": utc_now(),
+        "machine": machine_info(),
+        "versions": versions(),
+        "git": git_info(),
+        "trace": str(args.trace or DEFAULT_TRACE),
+    }
     result = {"suite": "router", "status": "ok", "meta": meta, **result}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))

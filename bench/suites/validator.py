@@ -14,6 +14,7 @@ Ratios are throughputs relative to (a) (> 1 = faster than the baseline). The top
 ``summary`` holds ``check_vs_orjson_jsonschema_rs`` (e÷a) and ``batch_vs_orjson_jsonschema_rs``
 (f÷a) for small documents.
 """
+
 from __future__ import annotations
 
 import os
@@ -43,23 +44,54 @@ def _envelope(tool: str, response_schema: dict[str, Any]) -> dict[str, Any]:
     return {
         "type": "object",
         "required": ["tool", "status_code", "response_time_ms", "parsed_data"],
-        "properties": {"tool": {"const": tool}, "status_code": INT, "response_time_ms": NUM,
-                       "parsed_data": response_schema},
+        "properties": {
+            "tool": {"const": tool},
+            "status_code": INT,
+            "response_time_ms": NUM,
+            "parsed_data": response_schema,
+        },
     }
 
 
 ORDER_STATUS = ["pending", "paid", "shipped", "in_transit", "delivered", "cancelled", "refunded"]
-ORDER = {"type": "object", "required": ["order_id", "status", "amount"],
-         "properties": {"order_id": {"type": "string", "pattern": "^[0-9]{18}$"},
-                        "status": {"enum": ORDER_STATUS}, "amount": {"type": "number", "minimum": 0},
-                        "updated_at": STR}}
-SEARCH = {"type": "object", "required": ["query", "total", "results"],
-          "properties": {"query": STR, "total": INT, "results": {"type": "array", "items": {
-              "type": "object", "required": ["id", "title", "url", "score"],
-              "properties": {"id": STR, "title": STR, "url": STR, "score": NUM, "snippet": STR,
-                             "tags": {"type": "array", "items": STR}}}}}}
-ORDER_LIST = {"type": "object", "required": ["orders", "count"],
-              "properties": {"count": INT, "orders": {"type": "array", "items": ORDER}}}
+ORDER = {
+    "type": "object",
+    "required": ["order_id", "status", "amount"],
+    "properties": {
+        "order_id": {"type": "string", "pattern": "^[0-9]{18}$"},
+        "status": {"enum": ORDER_STATUS},
+        "amount": {"type": "number", "minimum": 0},
+        "updated_at": STR,
+    },
+}
+SEARCH = {
+    "type": "object",
+    "required": ["query", "total", "results"],
+    "properties": {
+        "query": STR,
+        "total": INT,
+        "results": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["id", "title", "url", "score"],
+                "properties": {
+                    "id": STR,
+                    "title": STR,
+                    "url": STR,
+                    "score": NUM,
+                    "snippet": STR,
+                    "tags": {"type": "array", "items": STR},
+                },
+            },
+        },
+    },
+}
+ORDER_LIST = {
+    "type": "object",
+    "required": ["orders", "count"],
+    "properties": {"count": INT, "orders": {"type": "array", "items": ORDER}},
+}
 
 
 def _rules(extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -70,12 +102,22 @@ def _rules(extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def contract(name: str, response_schema: dict[str, Any], rules: list[dict[str, Any]],
-             extract: dict[str, str]) -> dict[str, Any]:
+def contract(
+    name: str, response_schema: dict[str, Any], rules: list[dict[str, Any]], extract: dict[str, str]
+) -> dict[str, Any]:
     """A ToolSpec dict (the fields the checker reads)."""
-    return {"name": name, "description": "bench", "args_schema": {}, "response_schema": response_schema,
-            "observation_rules": _rules(rules), "allowed_status_codes": [200], "required_fields": [],
-            "blacklist": {}, "extract": extract, "timeout_ms": 5000}
+    return {
+        "name": name,
+        "description": "bench",
+        "args_schema": {},
+        "response_schema": response_schema,
+        "observation_rules": _rules(rules),
+        "allowed_status_codes": [200],
+        "required_fields": [],
+        "blacklist": {},
+        "extract": extract,
+        "timeout_ms": 5000,
+    }
 
 
 def _action(tool: str, data: Any) -> bytes:
@@ -85,33 +127,78 @@ def _action(tool: str, data: Any) -> bytes:
 def documents(seed: int = 0) -> dict[str, dict[str, Any]]:
     """``{size: {"doc": bytes, "schema": envelope schema, "contract": ToolSpec dict}}``."""
     rng = random.Random(seed)
-    small = _action("get_order_status", {"order_id": "202405011234567890", "status": "shipped",
-                                         "amount": 129.9, "updated_at": "2024-05-01T10:00:00+08:00"})
-    results = [{"id": f"doc-{i}", "title": f"Result title number {i} about orders and invoices",
-                "url": f"https://example.com/kb/{i}", "score": round(rng.random(), 4),
-                "snippet": "A short snippet of the matching text, " * 2, "tags": ["kb", "orders", f"t{i % 5}"]}
-               for i in range(20)]
+    small = _action(
+        "get_order_status",
+        {
+            "order_id": "202405011234567890",
+            "status": "shipped",
+            "amount": 129.9,
+            "updated_at": "2024-05-01T10:00:00+08:00",
+        },
+    )
+    results = [
+        {
+            "id": f"doc-{i}",
+            "title": f"Result title number {i} about orders and invoices",
+            "url": f"https://example.com/kb/{i}",
+            "score": round(rng.random(), 4),
+            "snippet": "A short snippet of the matching text, " * 2,
+            "tags": ["kb", "orders", f"t{i % 5}"],
+        }
+        for i in range(20)
+    ]
     medium = _action("search_kb", {"query": "refund policy", "total": 20, "results": results})
-    orders = [{"order_id": f"{202400000000000000 + i}", "status": ORDER_STATUS[i % 7],
-               "amount": round(rng.uniform(1, 5000), 2), "updated_at": "2024-05-01T10:00:00+08:00"}
-              for i in range(4300)]
+    orders = [
+        {
+            "order_id": f"{202400000000000000 + i}",
+            "status": ORDER_STATUS[i % 7],
+            "amount": round(rng.uniform(1, 5000), 2),
+            "updated_at": "2024-05-01T10:00:00+08:00",
+        }
+        for i in range(4300)
+    ]
     large = _action("list_orders", {"count": len(orders), "orders": orders})
-    status_rules = [{"name": "status_known", "logic": {"!": {"in": [{"var": "data.status"}, ["unknown", "error"]]}}},
-                    {"name": "amount_positive", "logic": {">=": [{"var": "data.amount"}, 0]}}]
+    status_rules = [
+        {"name": "status_known", "logic": {"!": {"in": [{"var": "data.status"}, ["unknown", "error"]]}}},
+        {"name": "amount_positive", "logic": {">=": [{"var": "data.amount"}, 0]}},
+    ]
     return {
-        "small": {"doc": small, "schema": _envelope("get_order_status", ORDER),
-                  "contract": contract("get_order_status", ORDER, status_rules,
-                                       {"order_id": "/order_id", "status": "/status", "amount": "/amount"})},
-        "medium": {"doc": medium, "schema": _envelope("search_kb", SEARCH),
-                   "contract": contract("search_kb", SEARCH,
-                                        [{"name": "has_results", "logic": {">": [{"var": "data.total"}, 0]}},
-                                         {"name": "query_echoed", "logic": {"!!": [{"var": "data.query"}]}}],
-                                        {"total": "/total", "top_id": "/results/0/id"})},
-        "large": {"doc": large, "schema": _envelope("list_orders", ORDER_LIST),
-                  "contract": contract("list_orders", ORDER_LIST,
-                                       [{"name": "count_matches", "logic": {">=": [{"var": "data.count"}, 0]}},
-                                        {"name": "has_orders", "logic": {"!!": [{"var": "data.orders.0"}]}}],
-                                       {"count": "/count", "first": "/orders/0/order_id"})},
+        "small": {
+            "doc": small,
+            "schema": _envelope("get_order_status", ORDER),
+            "contract": contract(
+                "get_order_status",
+                ORDER,
+                status_rules,
+                {"order_id": "/order_id", "status": "/status", "amount": "/amount"},
+            ),
+        },
+        "medium": {
+            "doc": medium,
+            "schema": _envelope("search_kb", SEARCH),
+            "contract": contract(
+                "search_kb",
+                SEARCH,
+                [
+                    {"name": "has_results", "logic": {">": [{"var": "data.total"}, 0]}},
+                    {"name": "query_echoed", "logic": {"!!": [{"var": "data.query"}]}},
+                ],
+                {"total": "/total", "top_id": "/results/0/id"},
+            ),
+        },
+        "large": {
+            "doc": large,
+            "schema": _envelope("list_orders", ORDER_LIST),
+            "contract": contract(
+                "list_orders",
+                ORDER_LIST,
+                [
+                    {"name": "count_matches", "logic": {">=": [{"var": "data.count"}, 0]}},
+                    {"name": "has_orders", "logic": {"!!": [{"var": "data.orders.0"}]}},
+                ],
+                {"count": "/count", "first": "/orders/0/order_id"},
+            ),
+        },
     }
 
 
@@ -164,12 +251,15 @@ def _agree(case: dict[str, Any]) -> dict[str, bool]:
     return out
 
 
-def _interleaved(fns: dict[str, Callable[[], Any]], *, min_time_s: float, rounds: int,
-                 slow: set[str]) -> dict[str, float]:
+def _interleaved(
+    fns: dict[str, Callable[[], Any]], *, min_time_s: float, rounds: int, slow: set[str]
+) -> dict[str, float]:
     """Best per-call seconds of each function, measured in interleaved rounds (a, b, ..., f,
     a, b, ...) so that load bursts on a shared machine hit every method alike."""
-    calls = {k: time_per_call(fn, min_time_s=min_time_s / (4 if k in slow else 1), repeats=1).calls
-             for k, fn in fns.items()}
+    calls = {
+        k: time_per_call(fn, min_time_s=min_time_s / (4 if k in slow else 1), repeats=1).calls
+        for k, fn in fns.items()
+    }
     best = {k: float("inf") for k in fns}
     for r in range(rounds):
         for k, fn in fns.items():
@@ -223,13 +313,17 @@ def table(result: dict[str, Any]) -> str:
     for size, row in result["results"].items():
         for key in METHODS:
             r = row[key]
-            lines.append(f"{size:<7} ({key}) {r['method']:<36} {r['us_per_doc']:>10.2f} "
-                         f"{r['docs_per_s']:>12,.0f} {r['throughput_vs_a']:>7.2f}x")
+            lines.append(
+                f"{size:<7} ({key}) {r['method']:<36} {r['us_per_doc']:>10.2f} "
+                f"{r['docs_per_s']:>12,.0f} {r['throughput_vs_a']:>7.2f}x"
+            )
     s = result["summary"]
-    lines.append(f"summary: check (e)/(a) = {s['check_vs_orjson_jsonschema_rs']:.2f}x, "
-                 f"batch (f)/(a) = {s['batch_vs_orjson_jsonschema_rs']:.2f}x, "
-                 f"is_valid (d)/(a) = {s['is_valid_vs_orjson_jsonschema_rs']:.2f}x, "
-                 f"all agree: {s['all_methods_agree']}")
+    lines.append(
+        f"summary: check (e)/(a) = {s['check_vs_orjson_jsonschema_rs']:.2f}x, "
+        f"batch (f)/(a) = {s['batch_vs_orjson_jsonschema_rs']:.2f}x, "
+        f"is_valid (d)/(a) = {s['is_valid_vs_orjson_jsonschema_rs']:.2f}x, "
+        f"all agree: {s['all_methods_agree']}"
+    )
     return "\n".join(lines)
 
 
@@ -237,9 +331,17 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     result = run(quick="--quick" in argv)
     print(table(result))
-    out = {"suite": "validator", "status": "ok",
-           "meta": {"finished_at": utc_now(), "machine": machine_info(), "versions": versions(), "git": git_info()},
-           **result}
+    out = {
+        "suite": "validator",
+        "status": "ok",
+        "meta": {
+            "finished_at": utc_now(),
+            "machine": machine_info(),
+            "versions": versions(),
+            "git": git_info(),
+        },
+        **result,
+    }
     path = write_json(RESULTS_DIR / "validator.json", out)
     print(f"wrote {path}")
     return 0

@@ -22,6 +22,7 @@ Many conversation requests repeat a context length (the same prompt template), w
 the per-length history carries most of the signal; the time of day does not (the trace spans
 one hour), so it is left out.
 """
+
 from __future__ import annotations
 
 import csv

@@ -14,13 +14,13 @@ The hidden generating process (not visible to the estimator except through the r
 ``expected_output`` (the noise-free mean) is returned too, so evaluations can report the noise
 floor next to the estimator's error.
 """
+
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass, field
 from typing import Any
-
-import random
 
 from estimator.features import TASK_TYPES
 from estimator.tokens import approx_tokens
@@ -80,9 +80,7 @@ def _request(rng: random.Random) -> dict[str, Any]:
     n_tools = 0 if task == "chat" else rng.randint(0, 3)
     depth = rng.randint(1, 5)
     long_str = rng.choice((8, 40, 200, 800))
-    tool_results = [
-        {"tool": f"t{i}", "data": _json_value(rng, depth, long_str)} for i in range(n_tools)
-    ]
+    tool_results = [{"tool": f"t{i}", "data": _json_value(rng, depth, long_str)} for i in range(n_tools)]
     return {
         "model": model,
         "messages": messages,

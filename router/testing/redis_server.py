@@ -1,4 +1,5 @@
 """Start and stop a throwaway ``redis-server`` on a free loopback port (no persistence)."""
+
 from __future__ import annotations
 
 import shutil
@@ -31,19 +32,38 @@ class RedisServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self, timeout_s: float = 10.0) -> "RedisServer":
+    def start(self, timeout_s: float = 10.0) -> RedisServer:
         exe = shutil.which("redis-server")
         if exe is None:
-            raise RedisServerMissing("redis-server not found on PATH; install it (apt-get install redis-server)")
+            raise RedisServerMissing(
+                "redis-server not found on PATH; install it (apt-get install redis-server)"
+            )
         workdir = self.workdir = self.workdir or tempfile.mkdtemp(prefix="tao-redis-")
         self.proc = subprocess.Popen(
-            [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", workdir, "--protected-mode", "yes"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                exe,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                workdir,
+                "--protected-mode",
+                "yes",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"redis-server exited with code {self.proc.returncode} on port {self.port}")
+                raise RuntimeError(
+                    f"redis-server exited with code {self.proc.returncode} on port {self.port}"
+                )
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
                     s.sendall(b"PING\r\n")
@@ -71,7 +91,7 @@ class RedisServer:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
 
-    def __enter__(self) -> "RedisServer":
+    def __enter__(self) -> RedisServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

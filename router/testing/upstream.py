@@ -3,6 +3,7 @@
 It answers ``POST /v1/chat/completions`` (plain and SSE streaming) with a configurable number
 of completion tokens, a delay, and injected errors (status codes, hangs), and counts requests.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -62,14 +63,30 @@ class Upstream:
         usage = {"prompt_tokens": prompt, "completion_tokens": n, "total_tokens": prompt + n}
         rid, created, model = f"chatcmpl-{len(self.requests)}", int(time.time()), body.get("model", self.name)
         if body.get("stream"):
-            return StreamingResponse(self._stream(rid, created, model, n, usage, body), media_type="text/event-stream")
+            return StreamingResponse(
+                self._stream(rid, created, model, n, usage, body), media_type="text/event-stream"
+            )
         if b.delay_s:
             await asyncio.sleep(b.delay_s)
-        return Response(orjson.dumps({
-            "id": rid, "object": "chat.completion", "created": created, "model": model,
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": " ".join(["tok"] * n)}}],
-            "usage": usage}), media_type="application/json")
+        return Response(
+            orjson.dumps(
+                {
+                    "id": rid,
+                    "object": "chat.completion",
+                    "created": created,
+                    "model": model,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": " ".join(["tok"] * n)},
+                        }
+                    ],
+                    "usage": usage,
+                }
+            ),
+            media_type="application/json",
+        )
 
     async def _stream(self, rid: str, created: int, model: str, n: int, usage: dict, body: dict):
         base = {"id": rid, "object": "chat.completion.chunk", "created": created, "model": model}
@@ -80,7 +97,11 @@ class Upstream:
             delta = {"role": "assistant", "content": "tok"} if i == 0 else {"content": " tok"}
             chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
             yield b"data: " + orjson.dumps(chunk) + b"\n\n"
-        yield b"data: " + orjson.dumps({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}) + b"\n\n"
+        yield (
+            b"data: "
+            + orjson.dumps({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            + b"\n\n"
+        )
         if (body.get("stream_options") or {}).get("include_usage"):
             yield b"data: " + orjson.dumps({**base, "choices": [], "usage": usage}) + b"\n\n"
         yield b"data: [DONE]\n\n"
@@ -94,15 +115,23 @@ class ServerThread:
 
     def __init__(self, app, port: int | None = None, *, lifespan: str = "off") -> None:
         self.port = port or free_port()
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                                    lifespan=lifespan, access_log=False))
+        self.server = uvicorn.Server(
+            uvicorn.Config(
+                app,
+                host="127.0.0.1",
+                port=self.port,
+                log_level="warning",
+                lifespan=lifespan,
+                access_log=False,
+            )
+        )
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout_s: float = 10.0) -> "ServerThread":
+    def start(self, timeout_s: float = 10.0) -> ServerThread:
         self.thread.start()
         deadline = time.monotonic() + timeout_s
         while not self.server.started:
@@ -115,7 +144,7 @@ class ServerThread:
         self.server.should_exit = True
         self.thread.join(10)
 
-    def __enter__(self) -> "ServerThread":
+    def __enter__(self) -> ServerThread:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -1,4 +1,5 @@
 """Actions (tool results) and observations (checked results)."""
+
 from __future__ import annotations
 
 from enum import Enum

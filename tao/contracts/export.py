@@ -1,4 +1,5 @@
 """Export the contracts' JSON Schemas: ``python -m tao.contracts.export [--check] [DIR]``."""
+
 from __future__ import annotations
 
 import argparse
@@ -9,8 +10,14 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from tao.contracts import (
-    ActionResult, InsufficientContext, ObservationResult, PlanStep, SessionState, ThoughtPlan,
-    ToolSpec, TrajectoryEvent,
+    ActionResult,
+    InsufficientContext,
+    ObservationResult,
+    PlanStep,
+    SessionState,
+    ThoughtPlan,
+    ToolSpec,
+    TrajectoryEvent,
 )
 
 MODELS: dict[str, type[BaseModel]] = {

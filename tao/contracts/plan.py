@@ -9,10 +9,11 @@ Argument values are JSON literals, with two string forms the runtime resolves:
   code against the session's date and time zone, never computed by the model. See
   :data:`TIME_SYMBOL_PATTERN`.
 """
+
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,9 +23,19 @@ MAX_STEPS = 7
 STEP_ID_PATTERN = r"^t[1-7]$"
 REF_PATTERN = r"^\$\{(t[1-7])\.([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\}$"
 TIME_SYMBOLS = (
-    "now", "today", "yesterday", "tomorrow", "day_after_tomorrow",
-    "this_week", "last_week", "next_week", "this_month", "last_month", "next_month",
-    "this_year", "last_year",
+    "now",
+    "today",
+    "yesterday",
+    "tomorrow",
+    "day_after_tomorrow",
+    "this_week",
+    "last_week",
+    "next_week",
+    "this_month",
+    "last_month",
+    "next_month",
+    "this_year",
+    "last_year",
 )
 TIME_SYMBOL_PATTERN = (
     r"^@(" + "|".join(TIME_SYMBOLS) + r"|days_ago:[1-9][0-9]?|in_days:[1-9][0-9]?)( T[0-2][0-9]:[0-5][0-9])?$"
@@ -51,9 +62,10 @@ class ThoughtPlan(BaseModel):
     thought_id: str | None = None
     created_at: datetime | None = None
 
-    def stamped(self) -> "ThoughtPlan":
-        return self.model_copy(update={"thought_id": str(uuid.uuid4()),
-                                       "created_at": datetime.now(timezone.utc)})
+    def stamped(self) -> ThoughtPlan:
+        return self.model_copy(
+            update={"thought_id": str(uuid.uuid4()), "created_at": datetime.now(UTC)}
+        )
 
 
 class InsufficientContext(BaseModel):

@@ -1,4 +1,5 @@
 """Tool contracts: what a tool takes, returns, may do, and how its results are checked."""
+
 from __future__ import annotations
 
 from enum import Enum
@@ -88,8 +89,9 @@ class ToolSpec(BaseModel):
     domain: str = Field(default="general", description="grouping used by data generation and docs")
 
     @classmethod
-    def from_models(cls, *, args_model: type[BaseModel], response_model: type[BaseModel] | None = None,
-                    **kw: Any) -> "ToolSpec":
+    def from_models(
+        cls, *, args_model: type[BaseModel], response_model: type[BaseModel] | None = None, **kw: Any
+    ) -> ToolSpec:
         """Build a contract whose schemas come from pydantic models."""
         args = args_model.model_json_schema()
         resp = response_model.model_json_schema() if response_model is not None else {}

@@ -1,4 +1,5 @@
 """Trajectory events: one JSONL line per event, one trace id per request."""
+
 from __future__ import annotations
 
 from datetime import datetime

@@ -1,4 +1,5 @@
 """``python -m tao.mock_service --port P [--timeout-rate R ...]``: serve the mock tools."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,13 +21,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hang-s", type=float, default=10.0)
     ap.add_argument("--slow-s", type=float, default=1.5)
     ap.add_argument("--seed", type=int, default=7, help="seed of the fault draws and the data")
-    ap.add_argument("--today", type=date.fromisoformat, default=None, help="date the demo data is built around")
+    ap.add_argument(
+        "--today", type=date.fromisoformat, default=None, help="date the demo data is built around"
+    )
     a = ap.parse_args(argv)
     rates = (a.timeout_rate, a.malformed_rate, a.error_rate, a.slow_rate)
     if any(r < 0 or r > 1 for r in rates) or sum(rates) > 1:
         ap.error("fault rates must be in [0, 1] and sum to at most 1")
-    faults = FaultConfig(timeout_rate=a.timeout_rate, malformed_rate=a.malformed_rate, error_rate=a.error_rate,
-                         slow_rate=a.slow_rate, hang_s=a.hang_s, slow_s=a.slow_s, seed=a.seed)
+    faults = FaultConfig(
+        timeout_rate=a.timeout_rate,
+        malformed_rate=a.malformed_rate,
+        error_rate=a.error_rate,
+        slow_rate=a.slow_rate,
+        hang_s=a.hang_s,
+        slow_s=a.slow_s,
+        seed=a.seed,
+    )
     app = create_app(MockState(faults=faults, data_seed=a.seed, today=a.today))
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning", ws="none", timeout_keep_alive=5)
     return 0

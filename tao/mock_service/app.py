@@ -15,6 +15,7 @@ deduplicated replays and faults per tool; ``POST /_reset`` clears them and the d
 ``POST /_config`` changes fault rates; ``POST /_patch`` merges fields into a tool's replies
 (used to plant injected instructions in results).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -85,8 +86,12 @@ class MockState:
         if f.script:
             return f.script.pop(0)
         x = self.rng.random()
-        for name, rate in (("timeout", f.timeout_rate), ("malformed", f.malformed_rate),
-                           ("500", f.error_rate), ("slow", f.slow_rate)):
+        for name, rate in (
+            ("timeout", f.timeout_rate),
+            ("malformed", f.malformed_rate),
+            ("500", f.error_rate),
+            ("slow", f.slow_rate),
+        ):
             if x < rate:
                 return name
             x -= rate
@@ -130,9 +135,12 @@ def create_app(state: MockState | None = None) -> Starlette:
         if fault in ("504", "500", "503", "429", "401"):
             return _json(int(fault), {"error": "injected", "message": f"injected HTTP {fault}"})
         if fault == "html":
-            return Response("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
-                            "<body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>", 200,
-                            media_type="text/html")
+            return Response(
+                "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
+                "<body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>",
+                200,
+                media_type="text/html",
+            )
         key = request.headers.get("idempotency-key")
         scoped = f"{name}:{key}" if key else None
         if scoped and scoped in st.keys:
@@ -142,7 +150,11 @@ def create_app(state: MockState | None = None) -> Starlette:
             try:
                 status, body, effect = handler(st.data, args)
             except (KeyError, TypeError, ValueError) as exc:
-                status, body, effect = 400, {"error": "bad_request", "message": f"{type(exc).__name__}: {exc}"}, False
+                status, body, effect = (
+                    400,
+                    {"error": "bad_request", "message": f"{type(exc).__name__}: {exc}"},
+                    False,
+                )
             if effect:
                 st.side_effects[name] += 1
             if scoped and status < 500:
@@ -164,10 +176,17 @@ def create_app(state: MockState | None = None) -> Starlette:
         return _json(status, body)
 
     async def stats(request: Request) -> Response:
-        return _json(200, {"calls": dict(st.calls), "side_effects": dict(st.side_effects),
-                           "replays": dict(st.replays), "faults": dict(st.fault_counts),
-                           "last_headers": st.last_headers,
-                           "config": asdict(st.faults)})
+        return _json(
+            200,
+            {
+                "calls": dict(st.calls),
+                "side_effects": dict(st.side_effects),
+                "replays": dict(st.replays),
+                "faults": dict(st.fault_counts),
+                "last_headers": st.last_headers,
+                "config": asdict(st.faults),
+            },
+        )
 
     async def reset(request: Request) -> Response:
         st.reset()
@@ -193,13 +212,15 @@ def create_app(state: MockState | None = None) -> Starlette:
     async def health(request: Request) -> Response:
         return _json(200, {"ok": True, "tools": len(HANDLERS)})
 
-    app = Starlette(routes=[
-        Route("/tools/{name}", call_tool, methods=["POST"]),
-        Route("/_stats", stats, methods=["GET"]),
-        Route("/_reset", reset, methods=["POST"]),
-        Route("/_config", config, methods=["POST"]),
-        Route("/_patch", patch, methods=["POST"]),
-        Route("/healthz", health, methods=["GET"]),
-    ])
+    app = Starlette(
+        routes=[
+            Route("/tools/{name}", call_tool, methods=["POST"]),
+            Route("/_stats", stats, methods=["GET"]),
+            Route("/_reset", reset, methods=["POST"]),
+            Route("/_config", config, methods=["POST"]),
+            Route("/_patch", patch, methods=["POST"]),
+            Route("/healthz", health, methods=["GET"]),
+        ]
+    )
     app.state.mock = st
     return app

@@ -1,4 +1,5 @@
 """Deterministic, realistic demo data for the mock tool service (users, orders, invoices, ...)."""
+
 from __future__ import annotations
 
 import random
@@ -9,9 +10,50 @@ from typing import Any
 from tao.redact import luhn_ok, valid_cn_id
 
 _SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗高"
-_GIVEN = ["伟", "芳", "娜", "敏", "静", "磊", "强", "洋", "艳", "勇", "军", "杰", "娟", "涛", "明", "超", "秀英", "华", "丹", "平"]
-_PINYIN = ["wei", "fang", "na", "min", "jing", "lei", "qiang", "yang", "yan", "yong", "jun", "jie", "juan", "tao",
-           "ming", "chao", "xiuying", "hua", "dan", "ping"]
+_GIVEN = [
+    "伟",
+    "芳",
+    "娜",
+    "敏",
+    "静",
+    "磊",
+    "强",
+    "洋",
+    "艳",
+    "勇",
+    "军",
+    "杰",
+    "娟",
+    "涛",
+    "明",
+    "超",
+    "秀英",
+    "华",
+    "丹",
+    "平",
+]
+_PINYIN = [
+    "wei",
+    "fang",
+    "na",
+    "min",
+    "jing",
+    "lei",
+    "qiang",
+    "yang",
+    "yan",
+    "yong",
+    "jun",
+    "jie",
+    "juan",
+    "tao",
+    "ming",
+    "chao",
+    "xiuying",
+    "hua",
+    "dan",
+    "ping",
+]
 CITIES = ["北京", "上海", "广州", "深圳", "杭州", "成都", "武汉", "南京", "西安", "重庆"]
 STATUSES = ["pending", "paid", "shipped", "in_transit", "delivered", "cancelled", "refunded"]
 CARRIERS = ["顺丰速运", "京东物流", "中通快递", "圆通速递", "EMS"]
@@ -35,17 +77,19 @@ class MockData:
     rooms: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
-    def generate(cls, seed: int = 7, today: date | None = None) -> "MockData":
+    def generate(cls, seed: int = 7, today: date | None = None) -> MockData:
         rng = random.Random(seed)
         d = cls(today=today or date.today())
         for i in range(1, 31):
             uid = f"U{i:08d}"
             g = rng.randrange(len(_GIVEN))
             d.users[uid] = {
-                "user_id": uid, "name": rng.choice(_SURNAMES) + _GIVEN[g],
+                "user_id": uid,
+                "name": rng.choice(_SURNAMES) + _GIVEN[g],
                 "email": f"{_PINYIN[g]}.{i:02d}@example.com",
                 "phone": "1" + rng.choice("3456789") + "".join(rng.choice("0123456789") for _ in range(9)),
-                "city": rng.choice(CITIES), "tier": rng.choice(["basic", "silver", "gold", "platinum"]),
+                "city": rng.choice(CITIES),
+                "tier": rng.choice(["basic", "silver", "gold", "platinum"]),
             }
             # every 7th user has no orders at all (the "input never arrives" case)
             n_orders = 0 if i % 7 == 0 else rng.randint(3, 9)
@@ -54,25 +98,40 @@ class MockData:
             for k in range(n_orders):
                 # user 1 always has orders last month (the demo request)
                 back = 20 + 9 * k if i == 1 else rng.randint(0, 120)
-                created = datetime.combine(d.today - timedelta(days=back), datetime.min.time()) + \
-                    timedelta(hours=rng.randint(8, 22), minutes=rng.randint(0, 59))
+                created = datetime.combine(d.today - timedelta(days=back), datetime.min.time()) + timedelta(
+                    hours=rng.randint(8, 22), minutes=rng.randint(0, 59)
+                )
                 oid = _order_id(rng, created.date())
                 status = rng.choice(STATUSES)
-                d.orders[oid] = {"order_id": oid, "user_id": uid, "status": status,
-                                 "amount": round(rng.uniform(9.9, 3999), 2),
-                                 "created_at": created.strftime("%Y-%m-%dT%H:%M:%S+08:00"),
-                                 "updated_at": (created + timedelta(days=rng.randint(0, 5))).strftime(
-                                     "%Y-%m-%dT%H:%M:%S+08:00"),
-                                 "carrier": rng.choice(CARRIERS),
-                                 "tracking_no": "SF" + "".join(rng.choice("0123456789") for _ in range(12))}
+                d.orders[oid] = {
+                    "order_id": oid,
+                    "user_id": uid,
+                    "status": status,
+                    "amount": round(rng.uniform(9.9, 3999), 2),
+                    "created_at": created.strftime("%Y-%m-%dT%H:%M:%S+08:00"),
+                    "updated_at": (created + timedelta(days=rng.randint(0, 5))).strftime(
+                        "%Y-%m-%dT%H:%M:%S+08:00"
+                    ),
+                    "carrier": rng.choice(CARRIERS),
+                    "tracking_no": "SF" + "".join(rng.choice("0123456789") for _ in range(12)),
+                }
         for j, oid in enumerate(list(d.orders)[:20]):
             iid = f"INV{j + 1:010d}"
-            d.invoices[iid] = {"invoice_id": iid, "status": rng.choice(["issued", "pending", "void"]),
-                               "amount": d.orders[oid]["amount"], "title": "杭州示例科技有限公司"}
+            d.invoices[iid] = {
+                "invoice_id": iid,
+                "status": rng.choice(["issued", "pending", "void"]),
+                "amount": d.orders[oid]["amount"],
+                "title": "杭州示例科技有限公司",
+            }
         for j in range(1, 21):
             eid = f"EXP{j:08d}"
-            d.expenses[eid] = {"expense_id": eid, "status": rng.choice(["submitted", "approved", "rejected", "paid"]),
-                               "amount": round(rng.uniform(20, 3000), 2)}
-        d.rooms = [{"room_id": f"R{100 + n:03d}", "capacity": c, "floor": 1 + n // 4}
-                   for n, c in enumerate([4, 6, 8, 10, 12, 16, 20, 30, 50, 100])]
+            d.expenses[eid] = {
+                "expense_id": eid,
+                "status": rng.choice(["submitted", "approved", "rejected", "paid"]),
+                "amount": round(rng.uniform(20, 3000), 2),
+            }
+        d.rooms = [
+            {"room_id": f"R{100 + n:03d}", "capacity": c, "floor": 1 + n // 4}
+            for n, c in enumerate([4, 6, 8, 10, 12, 16, 20, 30, 50, 100])
+        ]
         return d

@@ -1,4 +1,5 @@
 """Run the mock service: in a background thread (tests, ``tao run``, ``tao serve``) or as a process."""
+
 from __future__ import annotations
 
 import socket
@@ -30,8 +31,9 @@ def start_in_thread(state: MockState | None = None, host: str = "127.0.0.1", por
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     real_port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(st), log_level="warning", lifespan="off", ws="none",
-                            access_log=False, timeout_keep_alive=5)
+    config = uvicorn.Config(
+        create_app(st), log_level="warning", lifespan="off", ws="none", access_log=False, timeout_keep_alive=5
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="tao-mock")
     thread.start()

@@ -3,12 +3,14 @@
 Each handler returns ``(status_code, body)``; write tools also report that they had a side
 effect (the service counts side effects per tool, which the tests read back).
 """
+
 from __future__ import annotations
 
 import calendar
 import hashlib
+from collections.abc import Callable
 from datetime import date
-from typing import Any, Callable
+from typing import Any
 
 from tao.mock_service.data import CITIES, MockData
 
@@ -48,8 +50,11 @@ def _in_period(created: str, period: str | None) -> bool:
 
 def find_user(d: MockData, a: dict) -> Result:
     for u in d.users.values():
-        if (a.get("name") and u["name"] == a["name"]) or (a.get("email") and u["email"] == a["email"]) \
-                or (a.get("phone") and u["phone"] == a["phone"]):
+        if (
+            (a.get("name") and u["name"] == a["name"])
+            or (a.get("email") and u["email"] == a["email"])
+            or (a.get("phone") and u["phone"] == a["phone"])
+        ):
             return 200, {"user_id": u["user_id"], "name": u["name"]}, False
     return _nf("user")
 
@@ -72,8 +77,13 @@ def list_orders(d: MockData, a: dict) -> Result:
     if uid not in d.users:
         return _nf("user")
     try:
-        rows = [o for o in d.orders.values() if o["user_id"] == uid and _in_period(o["created_at"], a.get("period"))
-                and (not a.get("status") or o["status"] == a["status"])]
+        rows = [
+            o
+            for o in d.orders.values()
+            if o["user_id"] == uid
+            and _in_period(o["created_at"], a.get("period"))
+            and (not a.get("status") or o["status"] == a["status"])
+        ]
     except ValueError:
         return _bad("period must be YYYY-MM[-DD][/YYYY-MM[-DD]]")
     rows.sort(key=lambda o: o["created_at"], reverse=True)
@@ -93,8 +103,14 @@ def get_logistics(d: MockData, a: dict) -> Result:
     if not o:
         return _nf("order")
     status = _LOGISTICS.get(o["status"], "unknown")
-    body = {"order_id": o["order_id"], "carrier": o["carrier"], "tracking_no": o["tracking_no"], "status": status,
-            "location": "上海转运中心" if status == "In Transit" else "", "eta": o["updated_at"]}
+    body = {
+        "order_id": o["order_id"],
+        "carrier": o["carrier"],
+        "tracking_no": o["tracking_no"],
+        "status": status,
+        "location": "上海转运中心" if status == "In Transit" else "",
+        "eta": o["updated_at"],
+    }
     return 200, body, False
 
 
@@ -120,7 +136,12 @@ def create_invoice(d: MockData, a: dict) -> Result:
     if not o:
         return _nf("order")
     iid = f"INV{len(d.invoices) + 1:010d}"
-    d.invoices[iid] = {"invoice_id": iid, "status": "issued", "amount": o["amount"], "title": a.get("title", "")}
+    d.invoices[iid] = {
+        "invoice_id": iid,
+        "status": "issued",
+        "amount": o["amount"],
+        "title": a.get("title", ""),
+    }
     return 200, {"invoice_id": iid, "amount": o["amount"]}, True
 
 
@@ -147,26 +168,45 @@ def get_weather(d: MockData, a: dict) -> Result:
     day = a.get("date") or d.today.isoformat()
     h = int(_suffix(city, day), 16)
     cond = ["晴", "多云", "阴", "小雨", "雷阵雨"][h % 5]
-    return 200, {"city": city, "date": day, "condition": cond, "temperature_c": 5 + h % 25,
-                 "humidity": f"{40 + h % 50}%", "wind": f"{h % 20} km/h"}, False
+    return (
+        200,
+        {
+            "city": city,
+            "date": day,
+            "condition": cond,
+            "temperature_c": 5 + h % 25,
+            "humidity": f"{40 + h % 50}%",
+            "wind": f"{h % 20} km/h",
+        },
+        False,
+    )
 
 
 def find_meeting_room(d: MockData, a: dict) -> Result:
-    rooms = [{"room_id": r["room_id"], "capacity": r["capacity"]} for r in d.rooms
-             if r["capacity"] >= int(a.get("capacity", 1))]
+    rooms = [
+        {"room_id": r["room_id"], "capacity": r["capacity"]}
+        for r in d.rooms
+        if r["capacity"] >= int(a.get("capacity", 1))
+    ]
     return 200, {"rooms": rooms[:3]}, False
 
 
 def book_meeting_room(d: MockData, a: dict) -> Result:
     if not any(r["room_id"] == a.get("room_id") for r in d.rooms):
         return _nf("room")
-    return 200, {"booking_id": "BK" + _suffix(a.get("room_id"), a.get("start")), "room_id": a["room_id"]}, True
+    return (
+        200,
+        {"booking_id": "BK" + _suffix(a.get("room_id"), a.get("start")), "room_id": a["room_id"]},
+        True,
+    )
 
 
 def list_calendar_events(d: MockData, a: dict) -> Result:
     h = int(_suffix(a.get("date")), 16)
-    events = [{"title": t, "start": f"{a.get('date', '')[:10]} {9 + 2 * k:02d}:00"}
-              for k, t in enumerate(["周会", "需求评审", "1:1"][: h % 4])]
+    events = [
+        {"title": t, "start": f"{a.get('date', '')[:10]} {9 + 2 * k:02d}:00"}
+        for k, t in enumerate(["周会", "需求评审", "1:1"][: h % 4])
+    ]
     return 200, {"events": events, "count": len(events)}, False
 
 
@@ -178,8 +218,26 @@ def send_email(d: MockData, a: dict) -> Result:
     return 200, {"message_id": "MSG" + _suffix(a.get("to"), a.get("subject"))}, True
 
 
-HANDLERS: dict[str, Handler] = {f.__name__: f for f in (
-    find_user, get_user_profile, update_user_profile, list_orders, get_order_status, get_logistics,
-    cancel_order, refund_payment, create_invoice, get_invoice, submit_expense, get_expense_status,
-    get_weather, find_meeting_room, book_meeting_room, list_calendar_events, create_calendar_event, send_email,
-)}
+HANDLERS: dict[str, Handler] = {
+    f.__name__: f
+    for f in (
+        find_user,
+        get_user_profile,
+        update_user_profile,
+        list_orders,
+        get_order_status,
+        get_logistics,
+        cancel_order,
+        refund_payment,
+        create_invoice,
+        get_invoice,
+        submit_expense,
+        get_expense_status,
+        get_weather,
+        find_meeting_room,
+        book_meeting_room,
+        list_calendar_events,
+        create_calendar_event,
+        send_email,
+    )
+}

@@ -1,5 +1,6 @@
 """Application factory. Each feature owns a ``tao.server.routes_*`` module exposing
 ``register(app: FastAPI, config: ServerConfig) -> None``; modules not yet present are skipped."""
+
 from __future__ import annotations
 
 import importlib

@@ -7,6 +7,7 @@ Flags override ``TAO_*`` environment variables. On SIGTERM/SIGINT uvicorn stops 
 connections and lets in-flight requests finish (up to ``--graceful-timeout`` seconds), then the
 plan engine is closed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,14 +23,24 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--host", default=None, help="bind address (default 127.0.0.1)")
     ap.add_argument("--port", type=int, default=None, help="port (default 8080; 0 = any free port)")
     ap.add_argument("--checkpoint", type=Path, default=None, help="plan model checkpoint (TAO_CHECKPOINT)")
-    ap.add_argument("--engine", choices=["auto", "cpu", "vllm"], default=None, help="plan engine (TAO_ENGINE)")
+    ap.add_argument(
+        "--engine", choices=["auto", "cpu", "vllm"], default=None, help="plan engine (TAO_ENGINE)"
+    )
     ap.add_argument("--api-key", default=None, help="require this bearer key on /v1 (TAO_API_KEY)")
     ap.add_argument("--max-body-bytes", type=int, default=None)
     ap.add_argument("--timeout", type=float, default=None, help="per-request timeout in seconds")
-    ap.add_argument("--graceful-timeout", type=float, default=30.0, help="seconds to finish in-flight requests")
-    ap.add_argument("--no-model", action="store_true", help="do not load the plan model (/v1/plan answers 503)")
-    ap.add_argument("--codec", choices=["model", "generic"], default=None,
-                    help="prompt/grammar codec (generic: for random test checkpoints)")
+    ap.add_argument(
+        "--graceful-timeout", type=float, default=30.0, help="seconds to finish in-flight requests"
+    )
+    ap.add_argument(
+        "--no-model", action="store_true", help="do not load the plan model (/v1/plan answers 503)"
+    )
+    ap.add_argument(
+        "--codec",
+        choices=["model", "generic"],
+        default=None,
+        help="prompt/grammar codec (generic: for random test checkpoints)",
+    )
     ap.add_argument("--log-level", default="info")
     return ap
 
@@ -49,17 +60,32 @@ def main(argv: list[str] | None = None) -> int:
     from tao.server.config import ServerConfig
 
     configure_logging(args.log_level)
-    cfg = ServerConfig.from_env(host=args.host, port=args.port, checkpoint=args.checkpoint, engine=args.engine,
-                                api_key=args.api_key, max_body_bytes=args.max_body_bytes,
-                                request_timeout_s=args.timeout)
+    cfg = ServerConfig.from_env(
+        host=args.host,
+        port=args.port,
+        checkpoint=args.checkpoint,
+        engine=args.engine,
+        api_key=args.api_key,
+        max_body_bytes=args.max_body_bytes,
+        request_timeout_s=args.timeout,
+    )
     if args.no_model:
         cfg.load_model = False
     if args.codec:
         cfg.extra["codec"] = args.codec
     app = create_app(cfg)
-    server = uvicorn.Server(uvicorn.Config(app, host=cfg.host, port=cfg.port, log_config=None,
-                                           log_level=args.log_level, timeout_graceful_shutdown=args.graceful_timeout,
-                                           access_log=True, lifespan="on"))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=cfg.host,
+            port=cfg.port,
+            log_config=None,
+            log_level=args.log_level,
+            timeout_graceful_shutdown=args.graceful_timeout,
+            access_log=True,
+            lifespan="on",
+        )
+    )
     server.run()
     return 0
 

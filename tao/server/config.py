@@ -1,4 +1,5 @@
 """Typed server configuration (flags and TAO_* environment variables)."""
+
 from __future__ import annotations
 
 import os
@@ -24,7 +25,7 @@ class ServerConfig:
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_env(cls, **overrides) -> "ServerConfig":
+    def from_env(cls, **overrides) -> ServerConfig:
         env = os.environ
         cfg = cls(
             api_key=env.get("TAO_API_KEY") or None,

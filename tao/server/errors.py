@@ -5,6 +5,7 @@
 Route modules raise :class:`ApiError`; the handler installed by :func:`install_error_handlers`
 renders it (and pydantic validation errors, and anything unexpected) without a stack trace.
 """
+
 from __future__ import annotations
 
 import logging
@@ -19,38 +20,65 @@ log = logging.getLogger("tao.server")
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, type_: str, message: str, *, field: str | None = None,
-                 headers: dict[str, str] | None = None, extra: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        type_: str,
+        message: str,
+        *,
+        field: str | None = None,
+        headers: dict[str, str] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status, self.type, self.message, self.field = status, type_, message, field
         self.headers = headers or {}
         self.extra = extra or {}
 
 
-def error_response(request: Request, status: int, type_: str, message: str, *, field: str | None = None,
-                   headers: dict[str, str] | None = None, extra: dict[str, Any] | None = None) -> Response:
+def error_response(
+    request: Request,
+    status: int,
+    type_: str,
+    message: str,
+    *,
+    field: str | None = None,
+    headers: dict[str, str] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Response:
     body: dict[str, Any] = {"type": type_, "message": message}
     if field is not None:
         body["field"] = field
     body.update(extra or {})
     trace_id = getattr(request.state, "trace_id", None)
-    return Response(orjson.dumps({"error": body, "trace_id": trace_id}), status_code=status,
-                    media_type="application/json", headers=headers)
+    return Response(
+        orjson.dumps({"error": body, "trace_id": trace_id}),
+        status_code=status,
+        media_type="application/json",
+        headers=headers,
+    )
 
 
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> Response:
-        return error_response(request, exc.status, exc.type, exc.message, field=exc.field,
-                              headers=exc.headers, extra=exc.extra)
+        return error_response(
+            request, exc.status, exc.type, exc.message, field=exc.field, headers=exc.headers, extra=exc.extra
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> Response:
         errs = exc.errors()
         first = errs[0] if errs else {}
         loc = "/" + "/".join(str(p) for p in first.get("loc", ())[1:])
-        return error_response(request, 422, "invalid_request", str(first.get("msg", "invalid request")),
-                              field=loc, extra={"errors": len(errs)})
+        return error_response(
+            request,
+            422,
+            "invalid_request",
+            str(first.get("msg", "invalid request")),
+            field=loc,
+            extra={"errors": len(errs)},
+        )
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:

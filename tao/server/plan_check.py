@@ -4,6 +4,7 @@ While the native checker is not built (fresh checkout before ``make build``), a 
 with the same result shape (``{"valid", "errors": [{"path","code","message"}], "order"}``) checks
 tool names, argument schemas (jsonschema-rs) and the dependency DAG; ``backend`` says which ran.
 """
+
 from __future__ import annotations
 
 import logging
@@ -31,17 +32,28 @@ class _PythonPlanChecker:
             base = f"/steps/{i}"
             sid, tool = step.get("step_id"), step.get("tool")
             if sid in seen:
-                errors.append({"path": f"{base}/step_id", "code": "duplicate_step_id", "message": f"{sid} repeated"})
+                errors.append(
+                    {"path": f"{base}/step_id", "code": "duplicate_step_id", "message": f"{sid} repeated"}
+                )
             for j, dep in enumerate(step.get("dependencies") or []):
                 if dep not in seen:
-                    errors.append({"path": f"{base}/dependencies/{j}", "code": "unknown_dependency",
-                                   "message": f"{dep} is not an earlier step"})
+                    errors.append(
+                        {
+                            "path": f"{base}/dependencies/{j}",
+                            "code": "unknown_dependency",
+                            "message": f"{dep} is not an earlier step",
+                        }
+                    )
             v = self._validators.get(tool)
             if v is None:
-                errors.append({"path": f"{base}/tool", "code": "unknown_tool", "message": f"unknown tool {tool!r}"})
+                errors.append(
+                    {"path": f"{base}/tool", "code": "unknown_tool", "message": f"unknown tool {tool!r}"}
+                )
             else:
                 for err in v.iter_errors(step.get("arguments") or {}):
-                    errors.append({"path": f"{base}/arguments", "code": "argument_invalid", "message": err.message})
+                    errors.append(
+                        {"path": f"{base}/arguments", "code": "argument_invalid", "message": err.message}
+                    )
             seen.append(sid)
         return {"valid": not errors, "errors": errors, "order": seen if not errors else None}
 

@@ -10,6 +10,7 @@ The middleware is plain ASGI (no per-request task or body copy):
 * bodies over ``max_body_bytes`` get 413 (by ``Content-Length`` or while streaming);
   requests running past ``request_timeout_s`` get 504. All errors use the typed error body.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -97,7 +98,9 @@ class CoreMiddleware:
         async def reply(status: int, type_: str, msg: str, more: list | None = None) -> None:
             body = _error_body(status, type_, msg, trace_id)
             hdrs = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-            await send_wrapped({"type": "http.response.start", "status": status, "headers": hdrs + (more or [])})
+            await send_wrapped(
+                {"type": "http.response.start", "status": status, "headers": hdrs + (more or [])}
+            )
             await send_wrapped({"type": "http.response.body", "body": body})
 
         t0 = time.perf_counter()
@@ -117,8 +120,9 @@ class CoreMiddleware:
             auth = headers.get(b"authorization", b"")
             given = auth[7:].strip() if auth[:7].lower() == b"bearer " else headers.get(b"x-api-key", b"")
             if not hmac.compare_digest(given, self._key):
-                return await reply(401, "unauthorized", "missing or wrong API key",
-                                   [(b"www-authenticate", b"Bearer")])
+                return await reply(
+                    401, "unauthorized", "missing or wrong API key", [(b"www-authenticate", b"Bearer")]
+                )
         limit = self.cfg.max_body_bytes
         clen = headers.get(b"content-length")
         if clen is not None:
@@ -142,11 +146,13 @@ class CoreMiddleware:
         except _BodyTooLarge:
             if not started["status"]:
                 await reply(413, "body_too_large", f"request body exceeds {limit} bytes")
-        except asyncio.TimeoutError:
-            logging.getLogger("tao.server").warning("request timed out after %.1fs: %s", self.cfg.request_timeout_s, path)
+        except TimeoutError:
+            logging.getLogger("tao.server").warning(
+                "request timed out after %.1fs: %s", self.cfg.request_timeout_s, path
+            )
             if not started["status"]:
                 await reply(504, "timeout", f"request exceeded {self.cfg.request_timeout_s}s")
-        except Exception:  # noqa: BLE001 - the server never dies; the log has the trace id
+        except Exception:
             logging.getLogger("tao.server").exception("unhandled error on %s", path)
             if not started["status"]:
                 await reply(500, "internal_error", "internal error (see server log)")
@@ -168,8 +174,13 @@ def register(app: FastAPI, config: ServerConfig) -> None:
             ok, detail = probe()
             checks[name] = detail
             ready = ready and ok
-        body = orjson.dumps({"status": "ready" if ready else "not_ready", "checks": checks,
-                             "trace_id": request.state.trace_id})
+        body = orjson.dumps(
+            {
+                "status": "ready" if ready else "not_ready",
+                "checks": checks,
+                "trace_id": request.state.trace_id,
+            }
+        )
         return Response(body, status_code=200 if ready else 503, media_type="application/json")
 
     @app.get("/metrics", tags=["ops"], summary="Prometheus metrics")

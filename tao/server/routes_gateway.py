@@ -7,6 +7,7 @@ wait) → pick a model → forward with httpx → read ``usage`` → ``Router.re
 tried (at most ``RouterConfig.max_attempts``); a streaming response is committed to its model
 once the first byte is sent.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -81,8 +82,11 @@ def _usage_numbers(usage: Any, decision: Decision, fallback_out: float) -> tuple
 
 
 def _route_headers(decision: Decision) -> dict[str, str]:
-    return {"x-tao-model": decision.model or "", "x-tao-route-reason": decision.reason,
-            "x-tao-predicted-tokens": str(int(decision.predicted_tokens))}
+    return {
+        "x-tao-model": decision.model or "",
+        "x-tao-route-reason": decision.reason,
+        "x-tao-predicted-tokens": str(int(decision.predicted_tokens)),
+    }
 
 
 async def _decide(state: GatewayState, body: dict, tenant: str, tried: set[str]) -> Decision:
@@ -133,9 +137,13 @@ async def chat_completions(request: Request) -> Response:
         if decision.model is None:
             break
         if not decision.admitted:
-            raise ApiError(429, "rate_limited", f"token-second budget exhausted; retry in "
-                           f"{decision.retry_after_s:.2f}s", headers=_retry_header(decision.retry_after_s),
-                           extra={"retry_after_s": round(decision.retry_after_s, 3), "model": decision.model})
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"token-second budget exhausted; retry in {decision.retry_after_s:.2f}s",
+                headers=_retry_header(decision.retry_after_s),
+                extra={"retry_after_s": round(decision.retry_after_s, 3), "model": decision.model},
+            )
         profile = state.router.profiles[decision.model]
         if state.inflight.get(profile.name, 0) >= profile.concurrency:
             await state.router.arecord(decision, 0, 0, "skipped")  # refund; try the next model
@@ -145,31 +153,49 @@ async def chat_completions(request: Request) -> Response:
         state.inflight[profile.name] = state.inflight.get(profile.name, 0) + 1
         t0 = time.perf_counter()
         stream = bool(body.get("stream"))
-        reply = await state.forwarder.send(profile, _upstream_body(body, decision, state), stream=stream,
-                                           request_id=request_id)
+        reply = await state.forwarder.send(
+            profile, _upstream_body(body, decision, state), stream=stream, request_id=request_id
+        )
         if reply.status == "ok" and stream:
-            return StreamingResponse(_stream(state, decision, reply, t0), media_type="text/event-stream",
-                                     headers=_route_headers(decision))
+            return StreamingResponse(
+                _stream(state, decision, reply, t0),
+                media_type="text/event-stream",
+                headers=_route_headers(decision),
+            )
         state.inflight[profile.name] -= 1
         if reply.status == "ok":
             total, out = _usage_numbers((reply.data or {}).get("usage"), decision, decision.output_tokens)
             await state.router.arecord(decision, total, reply.seconds, "ok", output_tokens=out)
             UPSTREAM_TOKENS.labels(profile.name, "completion").inc(out)
             return Response(reply.body, media_type="application/json", headers=_route_headers(decision))
-        await state.router.arecord(decision, 0, reply.seconds, reply.status, retry_after_s=reply.retry_after_s)
+        await state.router.arecord(
+            decision, 0, reply.seconds, reply.status, retry_after_s=reply.retry_after_s
+        )
         if reply.status == "client_error":  # the upstream rejected the request itself: no fallback
-            msg = ((reply.data or {}).get("error") or {}).get("message") if isinstance(
-                (reply.data or {}).get("error"), dict) else None
-            raise ApiError(reply.http_status, "upstream_rejected", msg or reply.error,
-                           extra={"model": profile.name})
+            msg = (
+                ((reply.data or {}).get("error") or {}).get("message")
+                if isinstance((reply.data or {}).get("error"), dict)
+                else None
+            )
+            raise ApiError(
+                reply.http_status, "upstream_rejected", msg or reply.error, extra={"model": profile.name}
+            )
         tried.add(profile.name)
         errors.append(f"{profile.name}: {reply.error}")
     if errors:
-        raise ApiError(502, "upstream_unavailable", "all tried models failed: " + "; ".join(errors),
-                       extra={"tried": sorted(tried)})
+        raise ApiError(
+            502,
+            "upstream_unavailable",
+            "all tried models failed: " + "; ".join(errors),
+            extra={"tried": sorted(tried)},
+        )
     wait = decision.retry_after_s
-    raise ApiError(503, "no_model_available", "every fitting model is cooling down after upstream errors",
-                   headers=_retry_header(wait))
+    raise ApiError(
+        503,
+        "no_model_available",
+        "every fitting model is cooling down after upstream errors",
+        headers=_retry_header(wait),
+    )
 
 
 def register(app: FastAPI, config: ServerConfig) -> None:
@@ -190,23 +216,50 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         await app_.state.gateway.router.aclose()
 
     app.router.lifespan_context = lifespan
-    app.add_api_route("/v1/chat/completions", chat_completions, methods=["POST"], tags=["gateway"],
-                      summary="OpenAI-compatible chat completions, routed and admitted by token-seconds")
+    app.add_api_route(
+        "/v1/chat/completions",
+        chat_completions,
+        methods=["POST"],
+        tags=["gateway"],
+        summary="OpenAI-compatible chat completions, routed and admitted by token-seconds",
+    )
 
     async def list_models(request: Request) -> Response:
         router = request.app.state.gateway.router
-        data = [{"id": p.name, "object": "model", "created": 0, "owned_by": "tao-router", "profile": p.to_dict()}
-                for p in router.profiles.values()]
+        data = [
+            {"id": p.name, "object": "model", "created": 0, "owned_by": "tao-router", "profile": p.to_dict()}
+            for p in router.profiles.values()
+        ]
         return Response(orjson.dumps({"object": "list", "data": data}), media_type="application/json")
 
     async def router_status(request: Request) -> Response:
         router = request.app.state.gateway.router
-        buckets = {t: {"degraded": bool(getattr(b, "degraded", False)), "capacity": b.config.capacity,
-                       "window_s": b.config.window_s} for t, b in router.buckets().items()}
-        return Response(orjson.dumps({"cooldowns": router.cooldowns.snapshot(), "buckets": buckets,
-                                      "inflight": request.app.state.gateway.inflight}),
-                        media_type="application/json")
+        buckets = {
+            t: {
+                "degraded": bool(getattr(b, "degraded", False)),
+                "capacity": b.config.capacity,
+                "window_s": b.config.window_s,
+            }
+            for t, b in router.buckets().items()
+        }
+        return Response(
+            orjson.dumps(
+                {
+                    "cooldowns": router.cooldowns.snapshot(),
+                    "buckets": buckets,
+                    "inflight": request.app.state.gateway.inflight,
+                }
+            ),
+            media_type="application/json",
+        )
 
-    app.add_api_route("/v1/models", list_models, methods=["GET"], tags=["gateway"], summary="routable model profiles")
-    app.add_api_route("/v1/router/status", router_status, methods=["GET"], tags=["gateway"],
-                      summary="cooldowns, bucket degraded flags, in-flight counts")
+    app.add_api_route(
+        "/v1/models", list_models, methods=["GET"], tags=["gateway"], summary="routable model profiles"
+    )
+    app.add_api_route(
+        "/v1/router/status",
+        router_status,
+        methods=["GET"],
+        tags=["gateway"],
+        summary="cooldowns, bucket degraded flags, in-flight counts",
+    )

@@ -7,6 +7,7 @@ into a ``rust_validator.ObservationChecker`` and cached. Two body forms:
 * raw bytes of an ActionResult JSON document with ``?tool=NAME`` (any non-JSON content type,
   e.g. ``application/octet-stream``): handed to the checker as bytes, no Python parsing.
 """
+
 from __future__ import annotations
 
 import threading
@@ -33,7 +34,8 @@ class ObserveBody(BaseModel):
     tool: str | None = Field(default=None, description="tool name (default: result.tool)")
     result: ActionResult
     expected: dict[str, list[Any]] | None = Field(
-        default=None, description="{JSON pointer: [values the plan foresaw]} (consistency check)")
+        default=None, description="{JSON pointer: [values the plan foresaw]} (consistency check)"
+    )
 
 
 class ObserveBatchBody(BaseModel):
@@ -65,12 +67,17 @@ class CheckerCache:
             try:
                 from rust_validator import CompileError, ObservationChecker
             except ImportError:
-                raise ApiError(503, "validator_unavailable",
-                               "rust_validator.ObservationChecker is not built (run `make build`)") from None
+                raise ApiError(
+                    503,
+                    "validator_unavailable",
+                    "rust_validator.ObservationChecker is not built (run `make build`)",
+                ) from None
             try:
                 checker = ObservationChecker(self._contracts[tool], expected=expected)
             except CompileError as exc:
-                raise ApiError(422, "invalid_request", f"bad expected values: {exc}", field="/expected") from None
+                raise ApiError(
+                    422, "invalid_request", f"bad expected values: {exc}", field="/expected"
+                ) from None
             with self._lock:
                 if len(self._cache) > 4096:
                     self._cache.clear()
@@ -99,10 +106,22 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         OBSERVATIONS.labels(tool=tool, valid=str(bool(out.get("valid"))).lower()).inc()
         return out
 
-    @app.post("/v1/observe", tags=["observe"], summary="check one ActionResult against its tool contract",
-              openapi_extra={"requestBody": {"required": True, "content": {
-                  "application/json": {"schema": ObserveBody.model_json_schema(ref_template="#/components/schemas/{model}")},
-                  "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}})
+    @app.post(
+        "/v1/observe",
+        tags=["observe"],
+        summary="check one ActionResult against its tool contract",
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": ObserveBody.model_json_schema(ref_template="#/components/schemas/{model}")
+                    },
+                    "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+                },
+            }
+        },
+    )
     async def observe(request: Request) -> Response:
         t0 = time.perf_counter()
         raw = await request.body()
@@ -113,7 +132,9 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         else:
             tool = request.query_params.get("tool")
             if not tool:
-                raise ApiError(422, "invalid_request", "raw ActionResult bodies need ?tool=NAME", field="/tool")
+                raise ApiError(
+                    422, "invalid_request", "raw ActionResult bodies need ?tool=NAME", field="/tool"
+                )
             if not raw:
                 raise ApiError(400, "malformed_json", "empty body")
             out = run_check(cache.get(tool, None), raw)
@@ -121,9 +142,23 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         STAGE_LATENCY.labels(endpoint="/v1/observe", stage="check").observe(time.perf_counter() - t0)
         return Response(orjson.dumps(out), media_type="application/json")
 
-    @app.post("/v1/observe/batch", tags=["observe"], summary="check many ActionResults",
-              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
-                  "schema": ObserveBatchBody.model_json_schema(ref_template="#/components/schemas/{model}")}}}})
+    @app.post(
+        "/v1/observe/batch",
+        tags=["observe"],
+        summary="check many ActionResults",
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": ObserveBatchBody.model_json_schema(
+                            ref_template="#/components/schemas/{model}"
+                        )
+                    }
+                },
+            }
+        },
+    )
     async def observe_batch(request: Request) -> Response:
         t0 = time.perf_counter()
         body = validate_body(ObserveBatchBody, parse_json_body(await request.body()))

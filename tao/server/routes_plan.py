@@ -5,6 +5,7 @@ ready the endpoint answers 503. Every plan is stamped (``thought_id``, ``created
 through ``rust_validator.check_plan`` against the tool contracts before it is returned; a
 malformed or unexecutable plan becomes a typed error, never a 200.
 """
+
 from __future__ import annotations
 
 import logging
@@ -61,9 +62,13 @@ class EngineHolder:
             t0 = time.perf_counter()
             self.engine = load_engine(self.config.engine, self.config.checkpoint, codec=codec)
             ENGINE_READY.set(1)
-            log.info("plan engine %s loaded from %s in %.1fs", self.engine.name, self.config.checkpoint,
-                     time.perf_counter() - t0)
-        except Exception as exc:  # noqa: BLE001 - reported by /readyz and 503s, never a crash
+            log.info(
+                "plan engine %s loaded from %s in %.1fs",
+                self.engine.name,
+                self.config.checkpoint,
+                time.perf_counter() - t0,
+            )
+        except Exception as exc:
             self.error = f"{type(exc).__name__}: {exc}"
             log.error("plan engine failed to load: %s", self.error)
 
@@ -129,9 +134,21 @@ def register(app: FastAPI, config: ServerConfig) -> None:
 
     app.router.lifespan_context = lifespan
 
-    @app.post("/v1/plan", tags=["plan"], summary="plan a request (schema-constrained, validated)",
-              openapi_extra={"requestBody": {"required": True, "content": {
-                  "application/json": {"schema": PlanBody.model_json_schema(ref_template="#/components/schemas/{model}")}}}})
+    @app.post(
+        "/v1/plan",
+        tags=["plan"],
+        summary="plan a request (schema-constrained, validated)",
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": PlanBody.model_json_schema(ref_template="#/components/schemas/{model}")
+                    }
+                },
+            }
+        },
+    )
     async def plan(request: Request) -> Response:
         from thought_model.engine.base import PlanRequest
 
@@ -143,21 +160,36 @@ def register(app: FastAPI, config: ServerConfig) -> None:
             if name not in known:
                 raise ApiError(422, "unknown_tool", f"unknown tool {name!r}", field=f"/tools/{i}")
         if holder.engine is None:
-            raise ApiError(503, "model_not_ready", f"plan engine {holder.probe()[1]}", headers={"Retry-After": "1"})
+            raise ApiError(
+                503, "model_not_ready", f"plan engine {holder.probe()[1]}", headers={"Retry-After": "1"}
+            )
         STAGE_LATENCY.labels(endpoint="/v1/plan", stage="parse").observe(time.perf_counter() - t0)
         t1 = time.perf_counter()
-        req = PlanRequest(text=body.text, session=body.session, tools=body.tools,
-                          deadline_s=body.deadline_ms / 1000.0 if body.deadline_ms else None)
+        req = PlanRequest(
+            text=body.text,
+            session=body.session,
+            tools=body.tools,
+            deadline_s=body.deadline_ms / 1000.0 if body.deadline_ms else None,
+        )
         result = await holder.engine.agenerate_one(req)
         STAGE_LATENCY.labels(endpoint="/v1/plan", stage="decode").observe(time.perf_counter() - t1)
         st = result.stats
         record_plan_stats(st.prompt_tokens, st.generated_tokens, st.jump_forward_tokens, st.forward_passes)
         if result.error is not None:
             PLAN_RESULTS.labels(outcome=result.error.error_type.value).inc()
-            raise ApiError(_ERROR_STATUS.get(result.error.error_type, 422), result.error.error_type.value.lower(),
-                           result.error.message, field=result.error.field, extra={"stats": st.as_dict()})
-        out: dict[str, Any] = {"plan": None, "insufficient": None, "stats": st.as_dict(),
-                               "engine": holder.engine.name}
+            raise ApiError(
+                _ERROR_STATUS.get(result.error.error_type, 422),
+                result.error.error_type.value.lower(),
+                result.error.message,
+                field=result.error.field,
+                extra={"stats": st.as_dict()},
+            )
+        out: dict[str, Any] = {
+            "plan": None,
+            "insufficient": None,
+            "stats": st.as_dict(),
+            "engine": holder.engine.name,
+        }
         if getattr(result.output, "error", None) == "insufficient_context":
             out["insufficient"] = result.output.model_dump(mode="json")
             PLAN_RESULTS.labels(outcome="insufficient_context").inc()
@@ -169,8 +201,13 @@ def register(app: FastAPI, config: ServerConfig) -> None:
             if not check["valid"]:
                 PLAN_RESULTS.labels(outcome="PLAN_INVALID").inc()
                 first = (check.get("errors") or [{}])[0]
-                raise ApiError(422, "plan_invalid", f"generated plan failed check_plan: {first.get('message', '')}",
-                               field=first.get("path"), extra={"errors": check.get("errors", [])[:10]})
+                raise ApiError(
+                    422,
+                    "plan_invalid",
+                    f"generated plan failed check_plan: {first.get('message', '')}",
+                    field=first.get("path"),
+                    extra={"errors": check.get("errors", [])[:10]},
+                )
             out["plan"] = plan_obj.model_dump(mode="json")
             out["order"] = check.get("order")
             PLAN_RESULTS.labels(outcome="plan").inc()

@@ -9,6 +9,7 @@ free loopback port. ``X-Mock-*`` request headers are forwarded to the tool calls
 injection per request). Sessions with a ``session_id`` are snapshotted between turns (Redis when
 ``TAO_REDIS_URL`` is set, else in-process).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -59,11 +60,15 @@ class RunHolder:
                     path = self.config.extra.get("trajectory_path") or os.environ.get("TAO_TRAJECTORY_PATH")
                     store = self._store()
                     self.runtime = await asyncio.to_thread(
-                        Runtime, RuntimeConfig(tools_url=self.config.tools_url,
-                                               trajectory_path=Path(path) if path else None,
-                                               # finish (with BUDGET_EXHAUSTED) before the server's timeout
-                                               loop=LoopConfig(wall_time_s=max(1.0, 0.9 * self.config.request_timeout_s))),
-                        session_store=store)
+                        Runtime,
+                        RuntimeConfig(
+                            tools_url=self.config.tools_url,
+                            trajectory_path=Path(path) if path else None,
+                            # finish (with BUDGET_EXHAUSTED) before the server's timeout
+                            loop=LoopConfig(wall_time_s=max(1.0, 0.9 * self.config.request_timeout_s)),
+                        ),
+                        session_store=store,
+                    )
         return self.runtime
 
     def _store(self):
@@ -115,9 +120,21 @@ def register(app: FastAPI, config: ServerConfig) -> None:
 
     app.router.lifespan_context = lifespan
 
-    @app.post("/v1/run", tags=["run"], summary="run the whole TAO loop (plan or replayed plan → tools → checks)",
-              openapi_extra={"requestBody": {"required": True, "content": {
-                  "application/json": {"schema": RunBody.model_json_schema(ref_template="#/components/schemas/{model}")}}}})
+    @app.post(
+        "/v1/run",
+        tags=["run"],
+        summary="run the whole TAO loop (plan or replayed plan → tools → checks)",
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": RunBody.model_json_schema(ref_template="#/components/schemas/{model}")
+                    }
+                },
+            }
+        },
+    )
     async def run(request: Request) -> Response:
         from tao.permissions import approve_tools
         from tao.planner import EnginePlanner, ReplayPlanner
@@ -128,13 +145,22 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         else:
             engine = _engine(app)
             if engine is None:
-                raise ApiError(503, "model_not_ready", "the plan engine is not loaded; send a `plan` to replay",
-                               headers={"Retry-After": "1"})
+                raise ApiError(
+                    503,
+                    "model_not_ready",
+                    "the plan engine is not loaded; send a `plan` to replay",
+                    headers={"Retry-After": "1"},
+                )
             planner = EnginePlanner(engine)
         rt = await holder.get()
         headers = {k: v for k, v in request.headers.items() if k.lower().startswith("x-mock-")}
-        report = await rt.loop(planner).run(body.request, body.session, approver=approve_tools(body.approve),
-                                            headers=headers, trace_id=getattr(request.state, "trace_id", None))
+        report = await rt.loop(planner).run(
+            body.request,
+            body.session,
+            approver=approve_tools(body.approve),
+            headers=headers,
+            trace_id=getattr(request.state, "trace_id", None),
+        )
         return Response(orjson.dumps(report.to_dict()), media_type="application/json")
 
     @app.get("/v1/tools", tags=["run"], summary="the tool contracts (JSON)")

@@ -6,6 +6,7 @@ TOOL_TIMEOUT, ``malformed`` → TOOL_MALFORMED_RESPONSE, ``reject`` → 429, ``e
 ``never_produced`` → DEPENDENCY_MISSING), and counts every request it received per fault
 (``GET /stats``). Run: ``python tests/bench/stub_run_server.py --port P``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,11 +43,18 @@ def create_app(hang_s: float) -> FastAPI:
         received[fault] += 1
         received["_total"] += 1
         if fault == "reject":
-            return Response(orjson.dumps({"error": {"type": "rate_limited", "message": "bucket full"}}),
-                            status_code=429, headers={"Retry-After": "1"}, media_type="application/json")
+            return Response(
+                orjson.dumps({"error": {"type": "rate_limited", "message": "bucket full"}}),
+                status_code=429,
+                headers={"Retry-After": "1"},
+                media_type="application/json",
+            )
         if fault == "error500":
-            return Response(orjson.dumps({"error": {"type": "internal_error", "message": "x"}}), status_code=500,
-                            media_type="application/json")
+            return Response(
+                orjson.dumps({"error": {"type": "internal_error", "message": "x"}}),
+                status_code=500,
+                media_type="application/json",
+            )
         if fault == "hang":
             await asyncio.sleep(hang_s)
         status, error = "success", None
@@ -56,9 +64,16 @@ def create_app(hang_s: float) -> FastAPI:
             status, error = "failed", FAILURES[fault]
         steps = [{"step_id": "t1", "tool": "get_weather", "response_time_ms": 0.25}]
         total = (time.perf_counter() - t0) * 1e3 + 0.5
-        body = {"trace_id": uuid.uuid4().hex, "thought_id": None, "status": status, "error_type": error,
-                "answer": None, "steps": steps, "events": [],
-                "stages_ms": {"thought": 0.0, "action": 0.3, "observation": 0.1, "total": total}}
+        body = {
+            "trace_id": uuid.uuid4().hex,
+            "thought_id": None,
+            "status": status,
+            "error_type": error,
+            "answer": None,
+            "steps": steps,
+            "events": [],
+            "stages_ms": {"thought": 0.0, "action": 0.3, "observation": 0.1, "total": total},
+        }
         return Response(orjson.dumps(body), media_type="application/json")
 
     return app

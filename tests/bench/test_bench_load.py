@@ -1,5 +1,6 @@
 """The load tester's accounting: an open-loop run with injected faults where every request is
 classified and the counts add up exactly (client side and against the server's own count)."""
+
 from __future__ import annotations
 
 import random
@@ -48,8 +49,14 @@ def test_accounting_with_injected_faults_adds_up_exactly():
     n = 400
     reqs = _requests(n)
     with Service("stub", [str(STUB), "--port", "{port}", "--hang-s", "6"]) as svc:
-        cfg = LoadConfig(url=svc.base_url + "/v1/run", qps=200, duration_s=n / 200 + 1, max_requests=n,
-                         timeout_s=2.5, drain_s=2.0)
+        cfg = LoadConfig(
+            url=svc.base_url + "/v1/run",
+            qps=200,
+            duration_s=n / 200 + 1,
+            max_requests=n,
+            timeout_s=2.5,
+            drain_s=2.0,
+        )
         s = run_load(cfg, reqs)
         server_seen = httpx.get(svc.base_url + "/stats", timeout=5).json()
     assert s["sent"] == n
@@ -74,7 +81,9 @@ def test_accounting_with_injected_faults_adds_up_exactly():
 def test_unreachable_server_is_classified_not_lost():
     from bench.stack import free_port
 
-    cfg = LoadConfig(url=f"http://127.0.0.1:{free_port()}/v1/run", qps=100, duration_s=0.3, timeout_s=1, drain_s=1)
+    cfg = LoadConfig(
+        url=f"http://127.0.0.1:{free_port()}/v1/run", qps=100, duration_s=0.3, timeout_s=1, drain_s=1
+    )
     s = run_load(cfg, _requests(10))
     assert s["sent"] == 30 and s["lost"] == 0 and s["received"] == 0
     assert s["outcomes"] == {"transport:connect_error": 30}
@@ -90,17 +99,31 @@ def test_only_loopback_and_positive_rates():
 
 
 def test_classify_body_covers_every_shape():
-    ok = orjson.dumps({"status": "success", "steps": [{"response_time_ms": 1.5}, {"action": {"response_time_ms": 2}}]})
+    ok = orjson.dumps(
+        {"status": "success", "steps": [{"response_time_ms": 1.5}, {"action": {"response_time_ms": 2}}]}
+    )
     assert classify_body(200, ok)[0] == "success"
     assert tool_time_ms(orjson.loads(ok)) == (3.5, "steps")
-    traj = {"trajectory": [{"kind": "tool_end", "duration_ms": 2.0}, {"kind": "observation", "duration_ms": 9},
-                           {"kind": "tool_end", "duration_ms": 1.25}], "stages_ms": {"action": 7.0}}
+    traj = {
+        "trajectory": [
+            {"kind": "tool_end", "duration_ms": 2.0},
+            {"kind": "observation", "duration_ms": 9},
+            {"kind": "tool_end", "duration_ms": 1.25},
+        ],
+        "stages_ms": {"action": 7.0},
+    }
     assert tool_time_ms(traj) == (3.25, "trajectory")
-    assert tool_time_ms({"steps": [{"duration_ms": 3}], "stages_ms": {"action": 7.0}}) == (7.0, "action_stage")
+    assert tool_time_ms({"steps": [{"duration_ms": 3}], "stages_ms": {"action": 7.0}}) == (
+        7.0,
+        "action_stage",
+    )
     assert tool_time_ms({}) == (None, None)
     assert classify_body(200, b'{"status":"failed","error_type":"TOOL_TIMEOUT"}')[0] == "failed:TOOL_TIMEOUT"
     assert classify_body(200, b'{"status":"needs_approval"}')[0] == "needs_approval"
-    assert classify_body(200, b'{"status":"needs_user","error_type":"TOOL_CLIENT_ERROR"}')[0] == "needs_user:TOOL_CLIENT_ERROR"
+    assert (
+        classify_body(200, b'{"status":"needs_user","error_type":"TOOL_CLIENT_ERROR"}')[0]
+        == "needs_user:TOOL_CLIENT_ERROR"
+    )
     assert classify_body(200, b"not json")[0] == "bad_body"
     assert classify_body(429, b"")[0] == "rejected"
     assert classify_body(503, b'{"error":{"type":"model_unavailable"}}')[0] == "http_503:model_unavailable"

@@ -1,4 +1,5 @@
 """The replay-plan generator: valid plans across the reference domain, real dependencies."""
+
 from __future__ import annotations
 
 from collections import Counter

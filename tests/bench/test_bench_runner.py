@@ -1,5 +1,6 @@
 """The runner and the report: results with machine/versions/commit, failed and missing suites
 recorded (exit 1), ratios and plots rendered — on throwaway suites from $BENCH_SUITES_PATH."""
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,7 @@ from bench.worker import SUITES_PATH_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 
-OK_SUITE = '''
+OK_SUITE = """
 def run(quick=False):
     return {"summary": {"ops": 3, "quick": quick, "speedup_x": 4.0},
             "comparisons": [{"name": "parse", "unit": "us", "baseline": "slow", "lower_is_better": True,
@@ -23,7 +24,7 @@ def run(quick=False):
             "plots": [{"kind": "cdf", "title": "latency", "xlabel": "ms", "series": {"a": [1, 2, 3, 5]}},
                       {"kind": "hist", "title": "errors", "series": {"e": [-1, 0, 0.5, 2]}},
                       {"kind": "line", "title": "throughput", "series": {"t": {"x": [1, 2], "y": [1, 1.9]}}}]}
-'''
+"""
 SUITES = {
     "fake_ok": OK_SUITE,
     "fake_raises": "def run(quick=False):\n    raise RuntimeError('suite exploded on purpose')\n",
@@ -43,9 +44,28 @@ def suites_dir(tmp_path: Path) -> Path:
 
 def _bench(tmp: Path, suites_dir: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, SUITES_PATH_ENV: str(suites_dir)}
-    return subprocess.run([sys.executable, "-m", "bench", *args, "--quick", "--results-dir", str(tmp / "res"),
-                           "--report", str(tmp / "out" / "REPORT.md"), "--plots-dir", str(tmp / "out" / "plots"),
-                           "--timeout", "8"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            *args,
+            "--quick",
+            "--results-dir",
+            str(tmp / "res"),
+            "--report",
+            str(tmp / "out" / "REPORT.md"),
+            "--plots-dir",
+            str(tmp / "out" / "plots"),
+            "--timeout",
+            "8",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.timeout(120)
@@ -54,7 +74,11 @@ def test_failures_are_recorded_and_the_run_exits_nonzero(tmp_path: Path, suites_
     assert r.returncode == 1, r.stderr
     res = {p.stem: json.loads(p.read_text()) for p in (tmp_path / "res").glob("*.json")}
     assert {k: v["status"] for k, v in res.items()} == {
-        "fake_ok": "ok", "fake_raises": "failed", "fake_bad_result": "failed", "fake_slow": "timeout"}
+        "fake_ok": "ok",
+        "fake_raises": "failed",
+        "fake_bad_result": "failed",
+        "fake_slow": "timeout",
+    }
     ok = res["fake_ok"]
     assert ok["summary"]["quick"] is True and ok["summary"]["ops"] == 3
     meta = ok["meta"]
@@ -66,7 +90,11 @@ def test_failures_are_recorded_and_the_run_exits_nonzero(tmp_path: Path, suites_
     report = (tmp_path / "out" / "REPORT.md").read_text()
     # ratios first: the comparison table comes before the per-suite sections
     assert report.index("## Ratios first") < report.index("## fake_ok")
-    assert "**4.00×** better" in report and "| fake_raises | failed |" in report and "| fake_slow | timeout |" in report
+    assert (
+        "**4.00×** better" in report
+        and "| fake_raises | failed |" in report
+        and "| fake_slow | timeout |" in report
+    )
     for missing in ("validator", "plan", "estimator", "router", "load"):
         assert f"## {missing}" in report  # expected suites always listed, missing or not
     pngs = sorted(p.name for p in (tmp_path / "out" / "plots").glob("*.png"))
@@ -92,8 +120,18 @@ def test_report_only_and_tao_bench_entry(tmp_path: Path, suites_dir: Path):
     (tmp_path / "out" / "REPORT.md").unlink()
     from tao.cli import main as tao_main
 
-    code = tao_main(["bench", "--report-only", "--results-dir", str(tmp_path / "res"),
-                     "--report", str(tmp_path / "out" / "REPORT.md"), "--plots-dir", str(tmp_path / "out" / "plots")])
+    code = tao_main(
+        [
+            "bench",
+            "--report-only",
+            "--results-dir",
+            str(tmp_path / "res"),
+            "--report",
+            str(tmp_path / "out" / "REPORT.md"),
+            "--plots-dir",
+            str(tmp_path / "out" / "plots"),
+        ]
+    )
     assert code == 0 and "fake_ok" in (tmp_path / "out" / "REPORT.md").read_text()
 
 
@@ -103,15 +141,31 @@ CHEAP_SUITES = ("validator",)  # real suites whose --quick run is short enough f
 @pytest.mark.timeout(240)
 def test_quick_smoke_of_the_cheap_real_suites(tmp_path: Path):
     """`python -m bench --quick` on the cheap suites: results, report and plots end to end."""
-    r = subprocess.run([sys.executable, "-m", "bench", *CHEAP_SUITES, "--quick", "--results-dir", str(tmp_path / "res"),
-                        "--report", str(tmp_path / "REPORT.md"), "--plots-dir", str(tmp_path / "plots")],
-                       cwd=ROOT, capture_output=True, text=True, timeout=230)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            *CHEAP_SUITES,
+            "--quick",
+            "--results-dir",
+            str(tmp_path / "res"),
+            "--report",
+            str(tmp_path / "REPORT.md"),
+            "--plots-dir",
+            str(tmp_path / "plots"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=230,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     report = (tmp_path / "REPORT.md").read_text()
     for name in CHEAP_SUITES:
         data = json.loads((tmp_path / "res" / f"{name}.json").read_text())
         assert data["status"] == "ok" and data["meta"]["quick"] is True and data["summary"]
         assert f"| {name} | ok | quick |" in report
-    ratios = report[report.index("## Ratios first"):report.index("## validator")]
+    ratios = report[report.index("## Ratios first") : report.index("## validator")]
     assert "jsonschema_rs" in ratios  # the validator's peers, derived from its results, come first
     assert list((tmp_path / "plots").glob("validator_*.png"))

@@ -1,4 +1,5 @@
 """Loaders: the Azure trace (real file and small CSVs) and the synthetic agent generator."""
+
 from __future__ import annotations
 
 import math
@@ -40,8 +41,9 @@ def test_small_csv_is_sorted_by_time_and_accepts_epoch_seconds(tmp_path):
     tr = load_trace(p)
     assert tr.context.tolist() == [20, 10] and tr.t.tolist() == pytest.approx([0.0, 2.5])
     # Column order does not matter and other columns are ignored.
-    p = _write(tmp_path / "e.csv", ["1,100.0,5,x", "2,90,6,y"],
-               header="GeneratedTokens,TIMESTAMP,ContextTokens,Note")
+    p = _write(
+        tmp_path / "e.csv", ["1,100.0,5,x", "2,90,6,y"], header="GeneratedTokens,TIMESTAMP,ContextTokens,Note"
+    )
     tr = load_trace(p)
     assert tr.context.tolist() == [6, 5] and tr.generated.tolist() == [2, 1]
 

@@ -1,4 +1,5 @@
 """The evaluation CLI on a small CSV with the Azure columns."""
+
 from __future__ import annotations
 
 import subprocess
@@ -26,9 +27,25 @@ def small_csv(shared_dir, tmp_path):
 def test_cli_writes_the_report(small_csv, tmp_path):
     out = tmp_path / "r" / "eval.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "estimator.evaluate", "--trace", str(small_csv), "--split", "time:0.7",
-         "--json", str(out), "--trees", "40", "--threads", "1"],
-        cwd=ROOT, capture_output=True, text=True, timeout=110,
+        [
+            sys.executable,
+            "-m",
+            "estimator.evaluate",
+            "--trace",
+            str(small_csv),
+            "--split",
+            "time:0.7",
+            "--json",
+            str(out),
+            "--trees",
+            "40",
+            "--threads",
+            "1",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=110,
     )
     assert proc.returncode == 0, proc.stderr
     assert "decile_median" in proc.stdout

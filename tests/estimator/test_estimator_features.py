@@ -1,4 +1,5 @@
 """Feature extraction from chat requests."""
+
 from __future__ import annotations
 
 import math

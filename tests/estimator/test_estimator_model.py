@@ -1,4 +1,5 @@
 """TokenEstimator: fit, predict, save/load round trip, default model, bad input."""
+
 from __future__ import annotations
 
 import math
@@ -82,11 +83,21 @@ def test_corrections_survive_save_load(data, tmp_path):
 
 def test_default_estimator_is_ready_and_sensible():
     est = default_estimator()
-    short = est.predict({"model": "gpt-4o-mini", "task_type": "tool_call",
-                         "messages": [{"role": "user", "content": "Where is order 42?"}]})
-    summary = est.predict({"model": "gpt-4.1", "task_type": "summarize",
-                           "messages": [{"role": "user", "content": "Summarise these results"}],
-                           "tool_results": [{"rows": ["delivered order " * 40] * 20}]})
+    short = est.predict(
+        {
+            "model": "gpt-4o-mini",
+            "task_type": "tool_call",
+            "messages": [{"role": "user", "content": "Where is order 42?"}],
+        }
+    )
+    summary = est.predict(
+        {
+            "model": "gpt-4.1",
+            "task_type": "summarize",
+            "messages": [{"role": "user", "content": "Summarise these results"}],
+            "tool_results": [{"rows": ["delivered order " * 40] * 20}],
+        }
+    )
     assert 0 < short.output_tokens < summary.output_tokens
     assert short.total_tokens >= short.prompt_tokens + short.output_tokens * 0.5
     # Accuracy on fresh synthetic requests (another seed than the one it was trained on).

@@ -1,4 +1,5 @@
 """Online correction: a drifted stream gets better, live MAE/bias, background refits."""
+
 from __future__ import annotations
 
 import math
@@ -44,8 +45,7 @@ def test_correction_reduces_error_on_a_drifted_stream(train, tmp_path):
 
 
 def test_background_refit_swaps_models_and_adapts(train, tmp_path):
-    cfg = OnlineConfig(refit_every=300, buffer_size=600, keep_training=1000, refit_trees=40,
-                       correct=False)
+    cfg = OnlineConfig(refit_every=300, buffer_size=600, keep_training=1000, refit_trees=40, correct=False)
     est = TokenEstimator(FeatureSpec(models=MODELS), SMALL, cfg).fit(train)
     booster = est.booster()
     frozen = TokenEstimator.load(est.save(tmp_path / "frozen"))

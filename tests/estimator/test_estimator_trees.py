@@ -1,4 +1,5 @@
 """Rust ``TreeEnsemble`` vs XGBoost on thousands of random rows (parity within 1e-4 relative)."""
+
 from __future__ import annotations
 
 import math
@@ -19,8 +20,15 @@ def _data(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _booster(X, y, objective: str, rounds: int, depth: int = 6, **extra) -> xgb.Booster:
-    params = {"tree_method": "hist", "objective": objective, "max_depth": depth, "eta": 0.1,
-              "nthread": 1, "seed": 0, **extra}
+    params = {
+        "tree_method": "hist",
+        "objective": objective,
+        "max_depth": depth,
+        "eta": 0.1,
+        "nthread": 1,
+        "seed": 0,
+        **extra,
+    }
     return xgb.train(params, xgb.DMatrix(X, label=y, missing=np.nan), rounds)
 
 
@@ -86,8 +94,11 @@ def test_bad_models_and_rows_raise_value_errors():
         TreeEnsemble("{not json")
     with pytest.raises(ValueError, match="unsupported"):
         TreeEnsemble(text.replace('"gbtree"', '"dart"'))
-    multi = _json(_booster(X, (y > np.median(y)).astype(np.float32) * 2, "multi:softprob", rounds=2,
-                           depth=2, num_class=3))
+    multi = _json(
+        _booster(
+            X, (y > np.median(y)).astype(np.float32) * 2, "multi:softprob", rounds=2, depth=2, num_class=3
+        )
+    )
     with pytest.raises(ValueError, match="unsupported"):
         TreeEnsemble(multi)
     assert math.isfinite(ens.predict([float("nan")] * 3))

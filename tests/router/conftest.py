@@ -1,4 +1,5 @@
 """Fixtures of the router tests (the shared real `redis_server` fixture is in tests/conftest.py)."""
+
 from __future__ import annotations
 
 import itertools

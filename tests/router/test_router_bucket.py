@@ -1,4 +1,5 @@
 """Token-second bucket semantics, identical for the in-process and the Redis backend."""
+
 from __future__ import annotations
 
 import asyncio
@@ -72,6 +73,7 @@ def test_refill_is_continuous(make_bucket):
     adm = b.try_acquire(20)
     assert not adm.ok and 0.05 < adm.wait_s <= 0.2
     import time
+
     time.sleep(adm.wait_s + 0.05)
     assert b.try_acquire(20).ok
 

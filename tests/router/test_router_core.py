@@ -1,11 +1,23 @@
 """Router: policy table, explicit models, context fit, cooldown and fallback, tenants, record."""
+
 from __future__ import annotations
 
 import pytest
 
-from router import (BucketConfig, CheapestPolicy, ContextTooLarge, CooldownConfig, Cooldowns,
-                    HeuristicEstimator, InvalidRequest, LocalBucket, Router, StrongestPolicy, UnknownModel,
-                    load_profiles)
+from router import (
+    BucketConfig,
+    CheapestPolicy,
+    ContextTooLarge,
+    CooldownConfig,
+    Cooldowns,
+    HeuristicEstimator,
+    InvalidRequest,
+    LocalBucket,
+    Router,
+    StrongestPolicy,
+    UnknownModel,
+    load_profiles,
+)
 
 
 def msgs(chars: int) -> list[dict]:
@@ -22,24 +34,34 @@ class Clock:
 
 def make_router(capacity: float | None = 1e9, clock: Clock | None = None, **kw) -> Router:
     clock = clock or Clock()
-    factory = None if capacity is None else (lambda t: LocalBucket(BucketConfig(capacity, 60.0), tenant=t,
-                                                                   clock=clock))
+    factory = (
+        None
+        if capacity is None
+        else (lambda t: LocalBucket(BucketConfig(capacity, 60.0), tenant=t, clock=clock))
+    )
     kw.setdefault("estimator", HeuristicEstimator())
-    return Router(load_profiles(), bucket_factory=factory,
-                  cooldowns=Cooldowns(CooldownConfig(base_s=5, max_s=40), clock=clock), **kw)
+    return Router(
+        load_profiles(),
+        bucket_factory=factory,
+        cooldowns=Cooldowns(CooldownConfig(base_s=5, max_s=40), clock=clock),
+        **kw,
+    )
 
 
-@pytest.mark.parametrize("request_, model, reason", [
-    ({"messages": msgs(200), "task_type": "tool_call"}, "gpt-4o-mini", "tool call"),
-    ({"messages": msgs(200), "tools": [{"type": "function"}]}, "gpt-4o-mini", "tool call"),
-    ({"messages": msgs(8000), "task_type": "planning"}, "o3", "strongest"),
-    ({"messages": msgs(400), "max_tokens": 4000, "task_type": "chat"}, "gpt-4o-mini", "cheapest"),
-    ({"messages": msgs(400)}, "gpt-4o-mini", "cheapest"),
-    ({"messages": msgs(600_000)}, "gpt-4.1", "cheapest"),  # ~150k tokens: only the 1M window fits
-    ({"messages": msgs(100), "task_type": "plan"}, "tao-plan-local", "dedicated"),
-    ({"model": "o3", "messages": msgs(100)}, "o3", "requested"),
-    ({"model": "auto", "messages": msgs(100), "task_type": "tool_call"}, "gpt-4o-mini", "tool call"),
-])
+@pytest.mark.parametrize(
+    "request_, model, reason",
+    [
+        ({"messages": msgs(200), "task_type": "tool_call"}, "gpt-4o-mini", "tool call"),
+        ({"messages": msgs(200), "tools": [{"type": "function"}]}, "gpt-4o-mini", "tool call"),
+        ({"messages": msgs(8000), "task_type": "planning"}, "o3", "strongest"),
+        ({"messages": msgs(400), "max_tokens": 4000, "task_type": "chat"}, "gpt-4o-mini", "cheapest"),
+        ({"messages": msgs(400)}, "gpt-4o-mini", "cheapest"),
+        ({"messages": msgs(600_000)}, "gpt-4.1", "cheapest"),  # ~150k tokens: only the 1M window fits
+        ({"messages": msgs(100), "task_type": "plan"}, "tao-plan-local", "dedicated"),
+        ({"model": "o3", "messages": msgs(100)}, "o3", "requested"),
+        ({"model": "auto", "messages": msgs(100), "task_type": "tool_call"}, "gpt-4o-mini", "tool call"),
+    ],
+)
 def test_policy_table(request_, model, reason):
     d = make_router().route(request_)
     assert d.admitted and d.model == model and reason in d.reason
@@ -77,19 +99,22 @@ def test_tao_plan_local_never_chosen_for_general_requests():
         assert d.model != "tao-plan-local" and "tao-plan-local" not in d.fallbacks
 
 
-@pytest.mark.parametrize("bad, exc, field", [
-    ({"model": "nope", "messages": msgs(10)}, UnknownModel, "/model"),
-    ({"messages": []}, InvalidRequest, "/messages"),
-    ({"messages": "hi"}, InvalidRequest, "/messages"),
-    ({"messages": [{"content": "no role"}]}, InvalidRequest, "/messages/0"),
-    ({"messages": msgs(10), "max_tokens": -5}, InvalidRequest, "/max_tokens"),
-    ({"messages": msgs(10), "max_tokens": "5"}, InvalidRequest, "/max_tokens"),
-    ({"messages": msgs(10), "model": 3}, InvalidRequest, "/model"),
-    ({"messages": msgs(10), "max_latency_s": "soon"}, InvalidRequest, "/max_latency_s"),
-    ({"messages": msgs(10), "task_type": 3}, InvalidRequest, "/task_type"),
-    ({"messages": msgs(5_000_000)}, ContextTooLarge, "/messages"),
-    ({"model": "gpt-4o-mini", "messages": msgs(10), "max_tokens": 500_000}, ContextTooLarge, "/messages"),
-])
+@pytest.mark.parametrize(
+    "bad, exc, field",
+    [
+        ({"model": "nope", "messages": msgs(10)}, UnknownModel, "/model"),
+        ({"messages": []}, InvalidRequest, "/messages"),
+        ({"messages": "hi"}, InvalidRequest, "/messages"),
+        ({"messages": [{"content": "no role"}]}, InvalidRequest, "/messages/0"),
+        ({"messages": msgs(10), "max_tokens": -5}, InvalidRequest, "/max_tokens"),
+        ({"messages": msgs(10), "max_tokens": "5"}, InvalidRequest, "/max_tokens"),
+        ({"messages": msgs(10), "model": 3}, InvalidRequest, "/model"),
+        ({"messages": msgs(10), "max_latency_s": "soon"}, InvalidRequest, "/max_latency_s"),
+        ({"messages": msgs(10), "task_type": 3}, InvalidRequest, "/task_type"),
+        ({"messages": msgs(5_000_000)}, ContextTooLarge, "/messages"),
+        ({"model": "gpt-4o-mini", "messages": msgs(10), "max_tokens": 500_000}, ContextTooLarge, "/messages"),
+    ],
+)
 def test_bad_requests_raise_typed_errors(bad, exc, field):
     with pytest.raises(exc) as info:
         make_router().route(bad)

@@ -1,4 +1,5 @@
 """Gateway end to end: a real uvicorn gateway in front of real local upstream servers."""
+
 from __future__ import annotations
 
 import httpx
@@ -19,10 +20,12 @@ API_MODELS = ("gpt-4o-mini", "gpt-4.1", "o3")
 def write_profiles(path, endpoints: dict[str, str]) -> None:
     rows = []
     for tier, name in enumerate(API_MODELS, start=1):
-        rows.append(f'[[model]]\nname = "{name}"\nendpoint = "{endpoints[name]}/v1"\nmax_input_tokens = 8000\n'
-                    f'max_output_tokens = 2000\nprice_in_per_1k = {0.001 * tier ** 2}\n'
-                    f'price_out_per_1k = {0.004 * tier ** 2}\ntier = {tier}\nconcurrency = 8\n'
-                    f'strengths = {["fast", "tool_call"] if tier == 1 else ["general"]!r}\n'.replace("'", '"'))
+        rows.append(
+            f'[[model]]\nname = "{name}"\nendpoint = "{endpoints[name]}/v1"\nmax_input_tokens = 8000\n'
+            f"max_output_tokens = 2000\nprice_in_per_1k = {0.001 * tier**2}\n"
+            f"price_out_per_1k = {0.004 * tier**2}\ntier = {tier}\nconcurrency = 8\n"
+            f"strengths = {['fast', 'tool_call'] if tier == 1 else ['general']!r}\n".replace("'", '"')
+        )
     path.write_text("\n".join(rows))
 
 
@@ -38,7 +41,9 @@ def upstreams():
 def make_app(profiles_path, **router_overrides) -> FastAPI:
     app = FastAPI()
     install_error_handlers(app)
-    routes_gateway.register(app, ServerConfig(router_config=profiles_path, load_model=False, request_timeout_s=0.5))
+    routes_gateway.register(
+        app, ServerConfig(router_config=profiles_path, load_model=False, request_timeout_s=0.5)
+    )
     if router_overrides:
         cfg = RouterConfig(profiles_path=profiles_path, **router_overrides)
         app.state.gateway.router = build_router(cfg, estimator=HeuristicEstimator())
@@ -62,8 +67,9 @@ def gw(gateway, upstreams):
     """Fresh router and upstream behaviours for each test; yields (client, app, upstreams)."""
     app, url, path = gateway
     ups, _ = upstreams
-    app.state.gateway.router = build_router(RouterConfig(profiles_path=path, capacity_token_s=1e7, window_s=60),
-                                           estimator=HeuristicEstimator())  # the trained one: serving test
+    app.state.gateway.router = build_router(
+        RouterConfig(profiles_path=path, capacity_token_s=1e7, window_s=60), estimator=HeuristicEstimator()
+    )  # the trained one: serving test
     app.state.gateway.config = RouterConfig(upstream_timeout_s=0.5)
     for u in ups.values():
         u.behavior = UpstreamBehavior()
@@ -123,8 +129,9 @@ def test_bucket_full_gives_429_with_retry_after(gw, gateway):
     _, _, path = gateway
     # capacity below any single request's predicted cost: the first takes the full bucket (cost capped at
     # capacity); its settle refunds all but the small actual cost, so the second must wait for that
-    app.state.gateway.router = build_router(RouterConfig(profiles_path=path, capacity_token_s=50.0, window_s=60),
-                                           estimator=HeuristicEstimator())
+    app.state.gateway.router = build_router(
+        RouterConfig(profiles_path=path, capacity_token_s=50.0, window_s=60), estimator=HeuristicEstimator()
+    )
     ok = client.post("/v1/chat/completions", json=chat("x" * 400))
     assert ok.status_code == 200
     r = client.post("/v1/chat/completions", json=chat("x" * 400))
@@ -184,20 +191,41 @@ def test_upstream_4xx_is_passed_back_without_cooldown(gw):
     assert client.get("/v1/router/status").json()["cooldowns"] == {}
 
 
-@pytest.mark.parametrize("content, status, type_", [
-    (b"{not json", 400, "malformed_json"),
-    (b"[1, 2]", 400, "invalid_request"),
-    (orjson.dumps({"model": "gpt-9", "messages": [{"role": "user", "content": "x"}]}), 404, "unknown_model"),
-    (orjson.dumps({"model": "auto", "messages": []}), 400, "invalid_request"),
-    (orjson.dumps({"model": "auto", "messages": [{"role": "user", "content": "x"}], "stream": "yes"}),
-     400, "invalid_request"),
-    (orjson.dumps({"model": "auto", "messages": [{"role": "user", "content": "x" * 40_000}]}),
-     400, "context_length_exceeded"),
-    (orjson.dumps({"model": "auto", "messages": [{"role": "user", "content": "x"}], "max_tokens": 0}),
-     400, "invalid_request"),
-    (orjson.dumps({"model": "auto", "messages": [{"role": "user", "content": "x"}], "max_latency_s": "soon"}),
-     400, "invalid_request"),
-])
+@pytest.mark.parametrize(
+    "content, status, type_",
+    [
+        (b"{not json", 400, "malformed_json"),
+        (b"[1, 2]", 400, "invalid_request"),
+        (
+            orjson.dumps({"model": "gpt-9", "messages": [{"role": "user", "content": "x"}]}),
+            404,
+            "unknown_model",
+        ),
+        (orjson.dumps({"model": "auto", "messages": []}), 400, "invalid_request"),
+        (
+            orjson.dumps({"model": "auto", "messages": [{"role": "user", "content": "x"}], "stream": "yes"}),
+            400,
+            "invalid_request",
+        ),
+        (
+            orjson.dumps({"model": "auto", "messages": [{"role": "user", "content": "x" * 40_000}]}),
+            400,
+            "context_length_exceeded",
+        ),
+        (
+            orjson.dumps({"model": "auto", "messages": [{"role": "user", "content": "x"}], "max_tokens": 0}),
+            400,
+            "invalid_request",
+        ),
+        (
+            orjson.dumps(
+                {"model": "auto", "messages": [{"role": "user", "content": "x"}], "max_latency_s": "soon"}
+            ),
+            400,
+            "invalid_request",
+        ),
+    ],
+)
 def test_bad_requests_get_typed_4xx(gw, content, status, type_):
     client, _, ups = gw
     r = client.post("/v1/chat/completions", content=content, headers={"content-type": "application/json"})
@@ -218,7 +246,9 @@ def test_two_replicas_share_a_redis_bucket(upstreams, redis_server, tmp_path):
         with httpx.Client(timeout=10) as c:
             r1 = c.post(a.url + "/v1/chat/completions", json=chat("x" * 400), headers=hdr)
             r2 = c.post(b.url + "/v1/chat/completions", json=chat("x" * 400), headers=hdr)
-            r3 = c.post(b.url + "/v1/chat/completions", json=chat("x" * 400), headers={"x-tenant-id": "other"})
+            r3 = c.post(
+                b.url + "/v1/chat/completions", json=chat("x" * 400), headers={"x-tenant-id": "other"}
+            )
         assert r1.status_code == 200 and r2.status_code == 429 and r3.status_code == 200
     finally:
         a.stop(), b.stop()

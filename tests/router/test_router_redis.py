@@ -1,5 +1,6 @@
 """Redis-only behaviour: shared state across replicas, NOSCRIPT reload, hash tags, failure
 and recovery against a real redis-server that the test stops and restarts."""
+
 from __future__ import annotations
 
 import logging
@@ -8,9 +9,9 @@ import time
 import pytest
 import redis
 from redis.crc import key_slot
-from router.metrics import REGISTRY
 
 from router.bucket import BucketConfig
+from router.metrics import REGISTRY
 from router.redis_bucket import RedisBucket, RedisBucketConfig
 from router.testing.redis_server import RedisServer
 
@@ -28,7 +29,7 @@ def test_replicas_share_one_bucket(redis_server, tenant):
 
 def test_keys_share_one_hash_tag(redis_server, tenant):
     bucket = RedisBucket(CFG, RedisBucketConfig(url=redis_server.url), tenant=tenant)
-    tags = {k[k.index("{"):k.index("}") + 1] for k in bucket.keys}
+    tags = {k[k.index("{") : k.index("}") + 1] for k in bucket.keys}
     assert tags == {"{" + tenant + "}"}
     bucket.try_acquire(1)
     client = redis.Redis.from_url(redis_server.url)
@@ -55,8 +56,11 @@ def _gauge(tenant: str) -> float | None:
 def test_degrades_when_redis_stops_and_recovers_when_it_returns(tenant, caplog):
     server = RedisServer().start()
     try:
-        bucket = RedisBucket(CFG, RedisBucketConfig(url=server.url, replicas=4, reconnect_interval_s=0.2,
-                                                    socket_timeout_s=0.2), tenant=tenant)
+        bucket = RedisBucket(
+            CFG,
+            RedisBucketConfig(url=server.url, replicas=4, reconnect_interval_s=0.2, socket_timeout_s=0.2),
+            tenant=tenant,
+        )
         assert bucket.try_acquire(900).ok and not bucket.degraded
         server.stop()
         with caplog.at_level(logging.WARNING, logger="tao.router.bucket"):
@@ -81,8 +85,11 @@ def test_degrades_when_redis_stops_and_recovers_when_it_returns(tenant, caplog):
 async def test_async_path_degrades_too(tenant):
     server = RedisServer().start()
     try:
-        bucket = RedisBucket(CFG, RedisBucketConfig(url=server.url, replicas=2, reconnect_interval_s=60,
-                                                    socket_timeout_s=0.2), tenant=tenant)
+        bucket = RedisBucket(
+            CFG,
+            RedisBucketConfig(url=server.url, replicas=2, reconnect_interval_s=60, socket_timeout_s=0.2),
+            tenant=tenant,
+        )
         assert (await bucket.atry_acquire(10)).backend == "redis"
         server.stop()
         adm = await bucket.atry_acquire(10)
@@ -96,8 +103,10 @@ async def test_async_path_degrades_too(tenant):
 async def test_per_tenant_redis_buckets_share_one_connection_pool(redis_server):
     from router import HeuristicEstimator, RouterConfig, build_router
 
-    r = build_router(RouterConfig(capacity_token_s=1e6, redis_url=redis_server.url, per_tenant=True),
-                     estimator=HeuristicEstimator())
+    r = build_router(
+        RouterConfig(capacity_token_s=1e6, redis_url=redis_server.url, per_tenant=True),
+        estimator=HeuristicEstimator(),
+    )
     req = {"messages": [{"role": "user", "content": "hi"}], "task_type": "tool_call"}
     da, db = await r.aroute(req, tenant="pool-a"), await r.aroute(req, tenant="pool-b")
     assert da.admitted and db.admitted and da.admission.backend == db.admission.backend == "redis"

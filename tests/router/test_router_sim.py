@@ -1,4 +1,5 @@
 """The virtual-time replay used by the router benchmark, on a small synthetic trace."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -50,4 +51,6 @@ def test_trace_loader_checks_columns(tmp_path, shared_dir):
     assert len(t) == 19366 and t[0] == 0 and np.all(np.diff(t) >= 0)
     assert np.median(out) == 129 and np.median(inp) == 1020
     predict = bin_median_estimator(inp[:4000], out[:4000])
-    assert np.mean(np.abs(predict(inp[4000:]) - out[4000:])) < np.mean(np.abs(np.median(out[:4000]) - out[4000:]))
+    assert np.mean(np.abs(predict(inp[4000:]) - out[4000:])) < np.mean(
+        np.abs(np.median(out[:4000]) - out[4000:])
+    )

@@ -1,4 +1,5 @@
 """Hostile and malformed documents: each gets its typed error (never a crash), memory bounded."""
+
 from __future__ import annotations
 
 import resource
@@ -123,7 +124,9 @@ def test_every_hostile_document_gets_its_typed_error(schema_validator, checker) 
 def test_batch_reports_each_bad_document(checker) -> None:
     docs = [doc for _, doc, _, _ in CORPUS if len(doc) < 1_000_000]
     out = checker.check_batch(docs)
-    assert [o["details"]["input_error"]["kind"] for o in out] == [k for _, d, k, _ in CORPUS if len(d) < 1_000_000]
+    assert [o["details"]["input_error"]["kind"] for o in out] == [
+        k for _, d, k, _ in CORPUS if len(d) < 1_000_000
+    ]
     assert all(o["valid"] is False and o["error_type"] == "TOOL_MALFORMED_RESPONSE" for o in out)
     with pytest.raises(rv.ValidationInputError):
         checker.check_batch(docs, errors="raise")
@@ -177,4 +180,7 @@ def test_bad_python_objects(schema_validator, name, value, kind, pointer) -> Non
 def test_wrong_shapes(checker) -> None:
     assert _kind(checker.check, b"[1, 2]") == ("shape", "")
     assert _kind(checker.check, {"tool": "probe", "status_code": "ok"}) == ("shape", "/status_code")
-    assert _kind(checker.check, '{"tool": "probe", "response_time_ms": "slow"}') == ("shape", "/response_time_ms")
+    assert _kind(checker.check, '{"tool": "probe", "response_time_ms": "slow"}') == (
+        "shape",
+        "/response_time_ms",
+    )

@@ -1,4 +1,5 @@
 """JsonLogic conformance: every case of the shared jsonlogic.com tests.json."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,11 @@ def _equal(a: object, b: object) -> bool:
 
 
 def test_all_shared_cases(shared_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    cases = [c for c in json.loads((shared_dir / "data" / "jsonlogic" / "tests.json").read_text())
-             if not isinstance(c, str)]
+    cases = [
+        c
+        for c in json.loads((shared_dir / "data" / "jsonlogic" / "tests.json").read_text())
+        if not isinstance(c, str)
+    ]
     failures = []
     for rule, data, expected in cases:
         try:

@@ -1,4 +1,5 @@
 """Simple rules take a native fast path in the core; their audit results must equal JsonLogic's."""
+
 from __future__ import annotations
 
 import itertools
@@ -15,7 +16,25 @@ RULES = [
     {"name": "positive", "logic": {">=": [{"var": "data.amount"}, 0]}},
     {"name": "second", "logic": {">": [{"var": "data.items.1"}, 1.5]}},
 ]
-VALUES: list[Any] = [None, True, 0, -1, 0.5, 2, 200, 200.0, 2999.9, 3000, "0", "", "paid", "unknown", "error", [1], {}]
+VALUES: list[Any] = [
+    None,
+    True,
+    0,
+    -1,
+    0.5,
+    2,
+    200,
+    200.0,
+    2999.9,
+    3000,
+    "0",
+    "",
+    "paid",
+    "unknown",
+    "error",
+    [1],
+    {},
+]
 
 
 def passes(logic: dict[str, Any], ctx: dict[str, Any]) -> bool:
@@ -28,8 +47,13 @@ def passes(logic: dict[str, Any], ctx: dict[str, Any]) -> bool:
 
 
 def test_rule_results_equal_jsonlogic() -> None:
-    contract = {"name": "t", "args_schema": {}, "observation_rules": RULES, "allowed_status_codes": [200, 404],
-                "timeout_ms": 100000}
+    contract = {
+        "name": "t",
+        "args_schema": {},
+        "observation_rules": RULES,
+        "allowed_status_codes": [200, 404],
+        "timeout_ms": 100000,
+    }
     checker = rv.ObservationChecker(contract)
     n = 0
     for status, ms, v in itertools.product([200, 404], [87.5, 5000], VALUES):

@@ -1,4 +1,5 @@
 """ObservationChecker: every check, error type, confidence rule and output shape."""
+
 from __future__ import annotations
 
 import threading
@@ -19,7 +20,13 @@ def spec(name: str) -> dict[str, Any]:
 
 
 def action(data: Any, *, status: int | None = 200, ms: float = 120.0, **kw: Any) -> dict[str, Any]:
-    return {"tool": "get_order_status", "status_code": status, "response_time_ms": ms, "parsed_data": data, **kw}
+    return {
+        "tool": "get_order_status",
+        "status_code": status,
+        "response_time_ms": ms,
+        "parsed_data": data,
+        **kw,
+    }
 
 
 ORDER = {"order_id": "123456789012345678", "status": "shipped", "amount": 12.5}
@@ -48,10 +55,19 @@ def test_clean_observation(order_checker) -> None:
     assert all(a["passed"] for a in out["audit_trail"])
 
 
-@pytest.mark.parametrize("status,error_type", [
-    (404, "TOOL_CLIENT_ERROR"), (400, "TOOL_CLIENT_ERROR"), (503, "TOOL_TRANSIENT"), (500, "TOOL_TRANSIENT"),
-    (504, "TOOL_TIMEOUT"), (408, "TOOL_TIMEOUT"), (429, "RATE_LIMITED"), (302, "TOOL_SCHEMA_VIOLATION"),
-])
+@pytest.mark.parametrize(
+    "status,error_type",
+    [
+        (404, "TOOL_CLIENT_ERROR"),
+        (400, "TOOL_CLIENT_ERROR"),
+        (503, "TOOL_TRANSIENT"),
+        (500, "TOOL_TRANSIENT"),
+        (504, "TOOL_TIMEOUT"),
+        (408, "TOOL_TIMEOUT"),
+        (429, "RATE_LIMITED"),
+        (302, "TOOL_SCHEMA_VIOLATION"),
+    ],
+)
 def test_status_codes(order_checker, status, error_type) -> None:
     out = checked(order_checker, action(dict(ORDER), status=status))
     assert not out["valid"] and out["error_type"] == error_type
@@ -83,11 +99,16 @@ def test_rule_violation_and_required_fields() -> None:
 
 
 def test_blacklist_and_rules_see_status_and_latency() -> None:
-    c = rv.ObservationChecker({
-        "name": "t_x", "blacklist": {"/state": ["error", "unknown"]},
-        "observation_rules": [{"name": "fast", "logic": {"<": [{"var": "response_time_ms"}, 100]}},
-                              {"name": "ok", "logic": {"==": [{"var": "status_code"}, 200]}}],
-    })
+    c = rv.ObservationChecker(
+        {
+            "name": "t_x",
+            "blacklist": {"/state": ["error", "unknown"]},
+            "observation_rules": [
+                {"name": "fast", "logic": {"<": [{"var": "response_time_ms"}, 100]}},
+                {"name": "ok", "logic": {"==": [{"var": "status_code"}, 200]}},
+            ],
+        }
+    )
     assert checked(c, action({"state": "fine"}, ms=50))["valid"]
     out = checked(c, action({"state": "unknown"}, ms=50))
     assert out["error_type"] == "RULE_VIOLATION" and out["details"]["failed_checks"] == ["blacklist"]
@@ -118,8 +139,13 @@ def test_normalization() -> None:
     lg = rv.ObservationChecker(spec("get_logistics"), expected={"/status": ["in_transit"]})
     out = checked(lg, action({"order_id": "1", "status": "In Transit", "location": "SH"}))
     assert out["valid"] and out["extracted_data"]["status"] == "in_transit"
-    ren = rv.ObservationChecker({"name": "t_x", "normalization": {"rename": {"/temp": "temperature_c"}},
-                                 "extract": {"t": "/temperature_c"}})
+    ren = rv.ObservationChecker(
+        {
+            "name": "t_x",
+            "normalization": {"rename": {"/temp": "temperature_c"}},
+            "extract": {"t": "/temperature_c"},
+        }
+    )
     assert checked(ren, action({"temp": 3}))["extracted_data"] == {"t": 3}
 
 
@@ -137,23 +163,30 @@ def test_missing_extract_is_reported(order_checker) -> None:
 
 
 def test_lenient_datetime_in_contract() -> None:
-    c = rv.ObservationChecker({"name": "t_x", "response_schema": {"properties": {"at": {"format": "date-time"}}}})
+    c = rv.ObservationChecker(
+        {"name": "t_x", "response_schema": {"properties": {"at": {"format": "date-time"}}}}
+    )
     assert checked(c, action({"at": "2024-05-01 10:00:00+08:00"}))["valid"]
     assert not checked(c, action({"at": "yesterday"}))["valid"]
-    strict = rv.ObservationChecker({"name": "t_x", "response_schema": {"properties": {"at": {"format": "date-time"}}}},
-                                   lenient_datetime=False)
+    strict = rv.ObservationChecker(
+        {"name": "t_x", "response_schema": {"properties": {"at": {"format": "date-time"}}}},
+        lenient_datetime=False,
+    )
     assert not strict.check(action({"at": "2024-05-01 10:00:00"}))["valid"]
 
 
-@pytest.mark.parametrize("bad", [
-    {"name": "t_x", "response_schema": {"type": 5}},
-    {"name": "t_x", "observation_rules": [{"name": "r"}]},
-    {"name": "t_x", "required_fields": ["no_slash"]},
-    {"name": "t_x", "extract": {"a": 1}},
-    {"name": "t_x", "timeout_ms": -1},
-    {"response_schema": {}},
-    [1, 2],
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"name": "t_x", "response_schema": {"type": 5}},
+        {"name": "t_x", "observation_rules": [{"name": "r"}]},
+        {"name": "t_x", "required_fields": ["no_slash"]},
+        {"name": "t_x", "extract": {"a": 1}},
+        {"name": "t_x", "timeout_ms": -1},
+        {"response_schema": {}},
+        [1, 2],
+    ],
+)
 def test_bad_contracts_raise_compile_error(bad) -> None:
     with pytest.raises(rv.CompileError):
         rv.ObservationChecker(bad)
@@ -193,7 +226,18 @@ RULES = [
     {"<": [{"var": ["response_time_ms", 0]}, 100]},
     {"in": [{"var": "data.status"}, ["paid", "shipped"]]},
     {"var": {"cat": ["data.", "status"]}},  # dynamic path: no projection
-    {"==": [{"reduce": [{"var": "data.orders"}, {"+": [{"var": "current.amount"}, {"var": "accumulator"}]}, 0]}, 3]},
+    {
+        "==": [
+            {
+                "reduce": [
+                    {"var": "data.orders"},
+                    {"+": [{"var": "current.amount"}, {"var": "accumulator"}]},
+                    0,
+                ]
+            },
+            3,
+        ]
+    },
 ]
 
 
@@ -201,7 +245,11 @@ RULES = [
 def test_rule_results_match_one_shot_jsonlogic(rule) -> None:
     """Rules see exactly what a one-shot evaluation on the full context sees (the checker only
     brings the parts a rule can read into the evaluation arena)."""
-    data = {"status": "shipped", "orders": [{"id": "a", "amount": 1}, {"id": "b", "amount": 2}], "other": [1] * 50}
+    data = {
+        "status": "shipped",
+        "orders": [{"id": "a", "amount": 1}, {"id": "b", "amount": 2}],
+        "other": [1] * 50,
+    }
     act = action(data, ms=42.0)
     ctx = {"status_code": 200, "response_time_ms": 42.0, "data": data}
     expected = rv.jsonlogic({"!!": [rule]}, ctx)

@@ -1,4 +1,5 @@
 """The lazy `Observation` result: it must behave like the ObservationResult dict it replaces."""
+
 from __future__ import annotations
 
 import copy
@@ -18,8 +19,9 @@ ORDER = {"order_id": "123456789012345678", "status": "shipped", "amount": 12.5}
 
 
 def action(data: Any, *, status: int | None = 200, ms: float = 120.0) -> bytes:
-    return orjson.dumps({"tool": "get_order_status", "status_code": status, "response_time_ms": ms,
-                         "parsed_data": data})
+    return orjson.dumps(
+        {"tool": "get_order_status", "status_code": status, "response_time_ms": ms, "parsed_data": data}
+    )
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +86,7 @@ def test_result_outlives_its_checker() -> None:
     results = c.check_batch([action(ORDER)] * 3) + [c.check(action(ORDER))]
     del c
     import gc
+
     gc.collect()
     assert [r["audit_trail"][0]["check"] for r in results] == ["status_code"] * 4
     assert all(r["extracted_data"]["order_id"] == ORDER["order_id"] for r in results)

@@ -1,5 +1,6 @@
 """Property tests: SchemaValidator agrees with jsonschema_rs (same engine family, independent
 bindings) on generated schemas and instances, and bytes input agrees with object input."""
+
 from __future__ import annotations
 
 import jsonschema_rs
@@ -58,12 +59,18 @@ schemas = st.recursive(
         st.builds(lambda xs: {"anyOf": xs}, st.lists(inner, min_size=1, max_size=3)),
         st.builds(lambda xs: {"oneOf": xs}, st.lists(inner, min_size=1, max_size=3)),
         st.builds(lambda x: {"not": x}, inner),
-        st.builds(lambda a, b: {**a, **b} if isinstance(a, dict) and isinstance(b, dict) else a, inner, inner),
+        st.builds(
+            lambda a, b: {**a, **b} if isinstance(a, dict) and isinstance(b, dict) else a, inner, inner
+        ),
     ),
     max_leaves=6,
 )
 instances = st.recursive(
-    st.none() | st.booleans() | ints | floats | texts
+    st.none()
+    | st.booleans()
+    | ints
+    | floats
+    | texts
     | st.sampled_from(["2024-05-01", "2024-05-01T10:00:00+08:00", "a@b.co", "10.0.0.1", "ab", "123"]),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys | texts, inner, max_size=4),
     max_leaves=12,

@@ -5,6 +5,7 @@ optional tests (including ``optional/format``) with it on; date-time is checked 
 (the lenient mode is for observations). Remote ``$ref``s resolve to the suite's ``remotes/``
 folder mapped to ``http://localhost:1234/`` — nothing is fetched.
 """
+
 from __future__ import annotations
 
 import json
@@ -53,13 +54,18 @@ def run_draft(suite: Path, folder: str, remotes: dict[str, object]) -> SuiteResu
             own = isinstance(schema, dict) and "$schema" in schema
             try:
                 validator = rv.SchemaValidator(
-                    schema, draft=None if own else draft, validate_formats=optional, lenient_datetime=False,
+                    schema,
+                    draft=None if own else draft,
+                    validate_formats=optional,
+                    lenient_datetime=False,
                     resources=remotes,
                 )
             except rv.CompileError as exc:
                 for case in cases:
                     result.total += 1
-                    result.failures.append(f"{rel} | {group['description']} | {case['description']} (compile: {exc})")
+                    result.failures.append(
+                        f"{rel} | {group['description']} | {case['description']} (compile: {exc})"
+                    )
                 continue
             for case in cases:
                 result.total += 1

@@ -1,4 +1,5 @@
 """Helpers for real servers on 127.0.0.1: `tao serve` subprocesses and in-thread uvicorn."""
+
 from __future__ import annotations
 
 import os
@@ -44,8 +45,13 @@ class ServeProcess:
         self.log = log
         full_env = {**os.environ, **(env or {})}
         self._log_f = open(log, "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "tao", "serve", "--port", str(self.port), *args],
-                                     cwd=ROOT, env=full_env, stdout=self._log_f, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tao", "serve", "--port", str(self.port), *args],
+            cwd=ROOT,
+            env=full_env,
+            stdout=self._log_f,
+            stderr=subprocess.STDOUT,
+        )
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
         if self.proc.poll() is None:
@@ -71,11 +77,14 @@ class ThreadServer:
 
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_config=None,
-                                                    lifespan="on", access_log=False))
+        self.server = uvicorn.Server(
+            uvicorn.Config(
+                app, host="127.0.0.1", port=self.port, log_config=None, lifespan="on", access_log=False
+            )
+        )
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
-    def __enter__(self) -> "ThreadServer":
+    def __enter__(self) -> ThreadServer:
         self.thread.start()
         wait_http(self.base + "/healthz", 20)
         return self
@@ -83,5 +92,3 @@ class ThreadServer:
     def __exit__(self, *exc) -> None:
         self.server.should_exit = True
         self.thread.join(10)
-
-

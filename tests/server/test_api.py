@@ -1,5 +1,6 @@
 """The HTTP API through a real `tao serve` (uvicorn) on loopback with the CPU engine on a tiny
 model: /v1/plan, /v1/observe(+batch), bad input, metrics, and graceful shutdown (last test)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -19,9 +20,16 @@ def test_ready_with_cpu_engine(plan_server):
 
 
 def test_plan_returns_checked_stamped_plan(plan_server):
-    r = httpx.post(plan_server.base + "/v1/plan", headers={"X-Request-ID": "plan-1"}, timeout=30,
-                   json={"text": "weather in Paris tomorrow", "tools": PLAN_TOOLS,
-                         "session": {"user_id": "U12345678", "timezone": "Europe/Paris"}})
+    r = httpx.post(
+        plan_server.base + "/v1/plan",
+        headers={"X-Request-ID": "plan-1"},
+        timeout=30,
+        json={
+            "text": "weather in Paris tomorrow",
+            "tools": PLAN_TOOLS,
+            "session": {"user_id": "U12345678", "timezone": "Europe/Paris"},
+        },
+    )
     assert r.status_code == 200, r.text
     assert r.headers["x-request-id"] == "plan-1"
     body = r.json()
@@ -33,29 +41,38 @@ def test_plan_returns_checked_stamped_plan(plan_server):
     assert body["stats"]["generated_tokens"] > 0 and body["stats"]["forward_passes"] > 0
     import rust_validator
 
-    assert rust_validator.check_plan({k: v for k, v in plan.items() if k not in ("thought_id", "created_at")})["valid"]
+    assert rust_validator.check_plan(
+        {k: v for k, v in plan.items() if k not in ("thought_id", "created_at")}
+    )["valid"]
 
 
 async def test_concurrent_plans_all_succeed(plan_server):
     async with httpx.AsyncClient(base_url=plan_server.base, timeout=60) as client:
-        rs = await asyncio.gather(*(client.post("/v1/plan", json={"text": f"order {i:018d} status",
-                                                                   "tools": PLAN_TOOLS}) for i in range(8)))
+        rs = await asyncio.gather(
+            *(
+                client.post("/v1/plan", json={"text": f"order {i:018d} status", "tools": PLAN_TOOLS})
+                for i in range(8)
+            )
+        )
     assert [r.status_code for r in rs] == [200] * 8
 
 
-@pytest.mark.parametrize("body,ctype,status,etype", [
-    (b'{"text": "weather', "application/json", 400, "malformed_json"),
-    (b'{"text": "\xff\xfe"}', "application/json", 400, "invalid_utf8"),
-    ('{"text": "a\u2028b"}'.encode(), "application/json", 400, "invalid_text"),
-    (b'{"text": "a\\u2029b"}', "application/json", 400, "invalid_text"),
-    (b'{"text": "hi", "tools": ["no_such_tool"]}', "application/json", 422, "unknown_tool"),
-    (b'{"text": "hi", "bogus": 1}', "application/json", 422, "invalid_request"),
-    (b'{"tools": ["get_weather"]}', "application/json", 422, "invalid_request"),
-    (b'{"text": 42}', "application/json", 422, "invalid_request"),
-    (b'[1, 2]', "application/json", 422, "invalid_request"),
-    (b'{"text": "   "}', "application/json", 422, "invalid_request"),
-    (b"", "application/json", 400, "malformed_json"),
-])
+@pytest.mark.parametrize(
+    "body,ctype,status,etype",
+    [
+        (b'{"text": "weather', "application/json", 400, "malformed_json"),
+        (b'{"text": "\xff\xfe"}', "application/json", 400, "invalid_utf8"),
+        ('{"text": "a\u2028b"}'.encode(), "application/json", 400, "invalid_text"),
+        (b'{"text": "a\\u2029b"}', "application/json", 400, "invalid_text"),
+        (b'{"text": "hi", "tools": ["no_such_tool"]}', "application/json", 422, "unknown_tool"),
+        (b'{"text": "hi", "bogus": 1}', "application/json", 422, "invalid_request"),
+        (b'{"tools": ["get_weather"]}', "application/json", 422, "invalid_request"),
+        (b'{"text": 42}', "application/json", 422, "invalid_request"),
+        (b"[1, 2]", "application/json", 422, "invalid_request"),
+        (b'{"text": "   "}', "application/json", 422, "invalid_request"),
+        (b"", "application/json", 400, "malformed_json"),
+    ],
+)
 def test_plan_bad_input_is_typed_4xx(plan_server, body, ctype, status, etype):
     r = httpx.post(plan_server.base + "/v1/plan", content=body, headers={"content-type": ctype})
     assert r.status_code == status, r.text
@@ -64,19 +81,29 @@ def test_plan_bad_input_is_typed_4xx(plan_server, body, ctype, status, etype):
 
 
 def test_oversize_body_is_413_and_server_survives(plan_server):
-    r = httpx.post(plan_server.base + "/v1/plan", content=b'{"text":"' + b"a" * (2 << 20) + b'"}',
-                   headers={"content-type": "application/json"})
+    r = httpx.post(
+        plan_server.base + "/v1/plan",
+        content=b'{"text":"' + b"a" * (2 << 20) + b'"}',
+        headers={"content-type": "application/json"},
+    )
     assert r.status_code == 413 and r.json()["error"]["type"] == "body_too_large"
     assert httpx.get(plan_server.base + "/healthz").status_code == 200
 
 
 def _order_result(status: str) -> dict:
-    return {"tool": "get_order_status", "status_code": 200, "response_time_ms": 12.0,
-            "parsed_data": {"order_id": "123456789012345678", "status": status}}
+    return {
+        "tool": "get_order_status",
+        "status_code": 200,
+        "response_time_ms": 12.0,
+        "parsed_data": {"order_id": "123456789012345678", "status": status},
+    }
 
 
 def test_observe_valid_and_invalid(plan_server):
-    ok = httpx.post(plan_server.base + "/v1/observe", json={"tool": "get_order_status", "result": _order_result("shipped")})
+    ok = httpx.post(
+        plan_server.base + "/v1/observe",
+        json={"tool": "get_order_status", "result": _order_result("shipped")},
+    )
     assert ok.status_code == 200, ok.text
     assert ok.json()["valid"] is True and ok.json()["extracted_data"]["status"] == "shipped"
     bad = httpx.post(plan_server.base + "/v1/observe", json={"result": _order_result("unknown")})
@@ -88,8 +115,11 @@ def test_observe_raw_bytes_and_batch(plan_server):
     import orjson
 
     raw = orjson.dumps(_order_result("delivered"))
-    r = httpx.post(plan_server.base + "/v1/observe?tool=get_order_status", content=raw,
-                   headers={"content-type": "application/octet-stream"})
+    r = httpx.post(
+        plan_server.base + "/v1/observe?tool=get_order_status",
+        content=raw,
+        headers={"content-type": "application/octet-stream"},
+    )
     assert r.status_code == 200 and r.json()["valid"] is True
     items = [{"result": _order_result(s)} for s in ("paid", "unknown", "refunded")]
     b = httpx.post(plan_server.base + "/v1/observe/batch", json={"items": items})
@@ -97,16 +127,35 @@ def test_observe_raw_bytes_and_batch(plan_server):
     assert [x["valid"] for x in b.json()["results"]] == [True, False, True]
 
 
-@pytest.mark.parametrize("url,body,ctype,status,etype", [
-    ("/v1/observe", b'{"tool": "nope", "result": {"tool": "nope"}}', "application/json", 422, "unknown_tool"),
-    ("/v1/observe", b'{"result": {"tool": "get_order_status", "status_code": "x"}}', "application/json", 422,
-     "invalid_request"),
-    ("/v1/observe", b'{"result": ', "application/json", 400, "malformed_json"),
-    ("/v1/observe?tool=get_order_status", b"not json at all", "application/octet-stream", 400,
-     "invalid_action_result"),
-    ("/v1/observe", b"{}", "application/octet-stream", 422, "invalid_request"),
-    ("/v1/observe/batch", b'{"items": []}', "application/json", 422, "invalid_request"),
-])
+@pytest.mark.parametrize(
+    "url,body,ctype,status,etype",
+    [
+        (
+            "/v1/observe",
+            b'{"tool": "nope", "result": {"tool": "nope"}}',
+            "application/json",
+            422,
+            "unknown_tool",
+        ),
+        (
+            "/v1/observe",
+            b'{"result": {"tool": "get_order_status", "status_code": "x"}}',
+            "application/json",
+            422,
+            "invalid_request",
+        ),
+        ("/v1/observe", b'{"result": ', "application/json", 400, "malformed_json"),
+        (
+            "/v1/observe?tool=get_order_status",
+            b"not json at all",
+            "application/octet-stream",
+            400,
+            "invalid_action_result",
+        ),
+        ("/v1/observe", b"{}", "application/octet-stream", 422, "invalid_request"),
+        ("/v1/observe/batch", b'{"items": []}', "application/json", 422, "invalid_request"),
+    ],
+)
 def test_observe_bad_input_is_typed_4xx(plan_server, url, body, ctype, status, etype):
     r = httpx.post(plan_server.base + url, content=body, headers={"content-type": ctype})
     assert r.status_code == status, r.text
@@ -126,8 +175,10 @@ def test_metrics_count_plans_tokens_and_stages(plan_server):
 async def test_graceful_shutdown_finishes_in_flight(plan_server):
     """SIGTERM while plans are in flight: all of them complete with 200, then the process exits."""
     async with httpx.AsyncClient(base_url=plan_server.base, timeout=60) as client:
-        tasks = [asyncio.create_task(client.post("/v1/plan", json={"text": f"weather {i}", "tools": PLAN_TOOLS}))
-                 for i in range(6)]
+        tasks = [
+            asyncio.create_task(client.post("/v1/plan", json={"text": f"weather {i}", "tools": PLAN_TOOLS}))
+            for i in range(6)
+        ]
         in_flight = 0
         for _ in range(300):  # wait until the server is serving several of them
             text = (await client.get("/metrics")).text

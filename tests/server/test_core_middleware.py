@@ -1,5 +1,6 @@
 """Core middleware through a real uvicorn server: request/trace ids, API key, body limit,
 per-request timeout, typed error bodies, /healthz, /metrics, OpenAPI."""
+
 from __future__ import annotations
 
 import asyncio
@@ -7,10 +8,10 @@ import logging
 
 import httpx
 import pytest
+from serve_helpers import ThreadServer
 
 from tao.server.app import create_app
 from tao.server.config import ServerConfig
-from serve_helpers import ThreadServer
 
 KEY = "s3cret-key"
 
@@ -61,8 +62,12 @@ def test_api_key_required_on_v1(server):
     assert r.status_code == 401
     body = r.json()
     assert body["error"]["type"] == "unauthorized" and body["trace_id"] == r.headers["x-trace-id"]
-    assert httpx.post(server.base + "/v1/plan", json={"text": "hi"},
-                      headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert (
+        httpx.post(
+            server.base + "/v1/plan", json={"text": "hi"}, headers={"Authorization": "Bearer wrong"}
+        ).status_code
+        == 401
+    )
     ok = httpx.post(server.base + "/v1/plan", json={"text": "hi"}, headers={"X-API-Key": KEY})
     assert ok.status_code == 503  # authorized; the model is disabled on this server
     assert ok.json()["error"]["type"] == "model_not_ready"
@@ -77,7 +82,9 @@ def test_body_limit_by_length_and_by_stream(server):
         for _ in range(10):
             yield b"a" * 1000
 
-    r = httpx.post(server.base + "/v1/plan", content=chunks(), headers=_auth({"content-type": "application/json"}))
+    r = httpx.post(
+        server.base + "/v1/plan", content=chunks(), headers=_auth({"content-type": "application/json"})
+    )
     assert r.status_code == 413
 
 

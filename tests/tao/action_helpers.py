@@ -1,4 +1,5 @@
 """Helpers of the action-layer / loop tests (imported by the test modules and conftest)."""
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,14 @@ def make_loop(executor: ToolExecutor, plans: Any, **kw: Any) -> tuple[TaoLoop, M
     tracer = kw.pop("tracer", None)
     sinks = [sink, *kw.pop("sinks", [])]
     store = kw.pop("session_store", None)
-    loop = TaoLoop(ReplayPlanner(plans), executor, config=LoopConfig(**kw), sinks=sinks, tracer=tracer,
-                   session_store=store)
+    loop = TaoLoop(
+        ReplayPlanner(plans),
+        executor,
+        config=LoopConfig(**kw),
+        sinks=sinks,
+        tracer=tracer,
+        session_store=store,
+    )
     return loop, sink
 
 
@@ -47,9 +54,18 @@ def plan(*steps: tuple, intent: str = "test_plan") -> dict[str, Any]:
     out = []
     for s in steps:
         sid, tool, args = s[:3]
-        out.append({"step_id": sid, "tool": tool, "arguments": args, "dependencies": list(s[3]) if len(s) > 3 else []})
+        out.append(
+            {
+                "step_id": sid,
+                "tool": tool,
+                "arguments": args,
+                "dependencies": list(s[3]) if len(s) > 3 else [],
+            }
+        )
     return {"version": "1.0", "intent": intent, "steps": out}
 
 
 def load_jsonl(name: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()
+    ]

@@ -1,5 +1,6 @@
 """Fixtures of the action-layer / loop tests: one real mock tool service (uvicorn on a free
 loopback port) per session, reset before each test, and helpers to build a stack over it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,7 +39,9 @@ class MockTools:
         """Merge fields into a tool's replies (directly into the service state: cheaper than
         ``POST /_patch``, which :func:`test_admin_endpoints` covers)."""
         if over_http:
-            httpx.post(self.url + "/_patch", json={"tool": tool, "patch": patch}, timeout=5).raise_for_status()
+            httpx.post(
+                self.url + "/_patch", json={"tool": tool, "patch": patch}, timeout=5
+            ).raise_for_status()
         else:
             self.svc.state.patches[tool] = dict(patch)
 

@@ -1,5 +1,6 @@
 """Circuit breaker: opens after N consecutive failures, half-opens after the reset timeout,
 closes on a successful probe; while open the fallback tool answers."""
+
 from __future__ import annotations
 
 from action_helpers import make_executor
@@ -43,15 +44,19 @@ def test_state_machine() -> None:
 
 async def test_breaker_over_http_with_fallback(mock_tools) -> None:
     clock = Clock()
-    ex = make_executor(mock_tools.url, max_retries=0, breaker=BreakerConfig(failure_threshold=5, reset_timeout_s=30))
+    ex = make_executor(
+        mock_tools.url, max_retries=0, breaker=BreakerConfig(failure_threshold=5, reset_timeout_s=30)
+    )
     ex.breakers.clock = clock
     oid = next(o for o, v in mock_tools.data.orders.items() if v["status"] == "shipped")
     args = {"order_id": oid}
     mock_tools.faults(error_rate=1.0, tools=["get_logistics"])  # get_logistics is down, its fallback is not
     results = [await ex.execute("get_logistics", args, ExecContext(step_id=f"t{i}")) for i in range(5)]
     # each failure fell back to get_order_status, which answered
-    assert all(r.error_info is None and r.from_fallback == "get_logistics" and r.tool == "get_order_status"
-               for r in results)
+    assert all(
+        r.error_info is None and r.from_fallback == "get_logistics" and r.tool == "get_order_status"
+        for r in results
+    )
     b = ex.breakers.get("get_logistics")
     assert b.state is BreakerState.OPEN
     calls_before = mock_tools.stats()["calls"].get("get_logistics", 0)

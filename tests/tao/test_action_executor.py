@@ -1,5 +1,6 @@
 """ToolExecutor against the real mock service over loopback: permission gate, argument errors,
 retries, idempotency, timeouts, normalization, truncation, headers."""
+
 from __future__ import annotations
 
 import asyncio
@@ -12,15 +13,17 @@ from tao.executor import ExecContext
 from tao.permissions import approve_tools
 
 
-
 def _order(mock_tools, status: str) -> str:
     return next(o for o, v in mock_tools.data.orders.items() if v["status"] == status)
 
 
 async def test_read_tool_runs_and_headers_are_sent(mock_tools) -> None:
     ex = make_executor(mock_tools.url)
-    r = await ex.execute("get_user_profile", {"user_id": "U00000002"},
-                         ExecContext(thought_id="th-1", step_id="t1", trace_id="trace-abc"))
+    r = await ex.execute(
+        "get_user_profile",
+        {"user_id": "U00000002"},
+        ExecContext(thought_id="th-1", step_id="t1", trace_id="trace-abc"),
+    )
     await ex.aclose()
     assert r.error_info is None and r.status_code == 200 and r.parsed_data["user_id"] == "U00000002"
     h = mock_tools.stats()["last_headers"]["get_user_profile"]
@@ -36,7 +39,10 @@ async def test_argument_errors_are_structured_and_no_call_is_made(mock_tools) ->
     e = r.error_info
     assert e.error_type is ErrorType.TOOL_ARGUMENT_INVALID and e.field == "/user_id"
     assert "U[0-9]{8}" in e.expected and e.received == "'12345'" and "+1 more" in e.message
-    assert missing.error_info.field in ("/duration_min", "/capacity") and missing.error_info.received == "missing"
+    assert (
+        missing.error_info.field in ("/duration_min", "/capacity")
+        and missing.error_info.received == "missing"
+    )
     assert r.attempts == 0 and mock_tools.stats()["calls"] == {}
 
 
@@ -44,34 +50,48 @@ async def test_permission_levels_are_enforced_in_code(mock_tools) -> None:
     ex = make_executor(mock_tools.url)
     email = {"to": "li.na@example.com", "subject": "hi", "body": "hello"}
     denied = await ex.execute("send_email", email, ExecContext(step_id="t1"))
-    wrong = await ex.execute("send_email", email, ExecContext(step_id="t1", approver=approve_tools(["refund_payment"])))
+    wrong = await ex.execute(
+        "send_email", email, ExecContext(step_id="t1", approver=approve_tools(["refund_payment"]))
+    )
 
     def broken(_req):
         raise RuntimeError("approver down")
 
     crashed = await ex.execute("send_email", email, ExecContext(step_id="t1", approver=broken))
     assert mock_tools.stats()["calls"] == {}
-    ok = await ex.execute("send_email", email, ExecContext(step_id="t1", approver=approve_tools(["send_email"])))
+    ok = await ex.execute(
+        "send_email", email, ExecContext(step_id="t1", approver=approve_tools(["send_email"]))
+    )
 
     async def async_yes(req):
         assert req.tool == "send_email" and req.permission.value == "high_risk"
         return True
 
-    ok2 = await ex.execute("send_email", dict(email, subject="second"), ExecContext(step_id="t2", approver=async_yes))
+    ok2 = await ex.execute(
+        "send_email", dict(email, subject="second"), ExecContext(step_id="t2", approver=async_yes)
+    )
     # write within its limit runs; over the limit needs approval (permission is checked first,
     # so 21 attendees are refused for approval before the schema's max of 20 is even looked at)
     attendees = [f"u{i}@example.com" for i in range(21)]
     ev = {"title": "all hands", "start": "2026-11-16 15:00", "duration_min": 30}
-    small = await ex.execute("create_calendar_event", dict(ev, attendees=attendees[:20]), ExecContext(step_id="t3"))
+    small = await ex.execute(
+        "create_calendar_event", dict(ev, attendees=attendees[:20]), ExecContext(step_id="t3")
+    )
     big = await ex.execute("create_calendar_event", dict(ev, attendees=attendees), ExecContext(step_id="t4"))
-    big_ok = await ex.execute("create_calendar_event", dict(ev, attendees=attendees),
-                              ExecContext(step_id="t4", approver=approve_tools(["create_calendar_event"])))
+    big_ok = await ex.execute(
+        "create_calendar_event",
+        dict(ev, attendees=attendees),
+        ExecContext(step_id="t4", approver=approve_tools(["create_calendar_event"])),
+    )
     await ex.aclose()
     for r in (denied, wrong, crashed, big):
         assert r.error_info.error_type is ErrorType.PERMISSION_DENIED and r.attempts == 0
     assert "approver failed" in crashed.error_info.message and "21 records" in big.error_info.message
     assert ok.error_info is None and ok2.error_info is None and small.error_info is None
-    assert big_ok.error_info.error_type is ErrorType.TOOL_ARGUMENT_INVALID and big_ok.error_info.field == "/attendees"
+    assert (
+        big_ok.error_info.error_type is ErrorType.TOOL_ARGUMENT_INVALID
+        and big_ok.error_info.field == "/attendees"
+    )
     assert mock_tools.stats()["side_effects"] == {"send_email": 2, "create_calendar_event": 1}
 
 
@@ -85,13 +105,23 @@ async def test_write_limit_needs_approval_above_it(mock_tools) -> None:
     reg.register_http([spec], mock_tools.url)
     ex = ToolExecutor(reg, ExecutorConfig())
     ev = {"title": "team", "start": "2026-11-16 15:00", "duration_min": 30}
-    five = await ex.execute("create_calendar_event", dict(ev, attendees=["a@example.com"] * 5), ExecContext(step_id="t1"))
-    six = await ex.execute("create_calendar_event", dict(ev, attendees=["a@example.com"] * 6), ExecContext(step_id="t2"))
-    six_ok = await ex.execute("create_calendar_event", dict(ev, attendees=["a@example.com"] * 6),
-                              ExecContext(step_id="t2", approver=approve_tools(["create_calendar_event"])))
+    five = await ex.execute(
+        "create_calendar_event", dict(ev, attendees=["a@example.com"] * 5), ExecContext(step_id="t1")
+    )
+    six = await ex.execute(
+        "create_calendar_event", dict(ev, attendees=["a@example.com"] * 6), ExecContext(step_id="t2")
+    )
+    six_ok = await ex.execute(
+        "create_calendar_event",
+        dict(ev, attendees=["a@example.com"] * 6),
+        ExecContext(step_id="t2", approver=approve_tools(["create_calendar_event"])),
+    )
     await ex.aclose()
     assert five.error_info is None and six_ok.error_info is None
-    assert six.error_info.error_type is ErrorType.PERMISSION_DENIED and "6 records exceeds" in six.error_info.message
+    assert (
+        six.error_info.error_type is ErrorType.PERMISSION_DENIED
+        and "6 records exceeds" in six.error_info.message
+    )
     assert mock_tools.stats()["side_effects"] == {"create_calendar_event": 2}
 
 
@@ -152,18 +182,29 @@ async def test_timeouts_global_override_and_deadline(mock_tools) -> None:
     assert past.error_info.error_type is ErrorType.BUDGET_EXHAUSTED
 
 
-@pytest.mark.parametrize("fault,check", [
-    ("xml", lambda r: r.error_info is None and r.parsed_data["response"]["user_id"] == "U00000003"),
-    ("html", lambda r: r.error_info is None and r.parsed_data["html"]["title"] == "502 Bad Gateway"),
-    ("malformed", lambda r: r.error_info.error_type is ErrorType.TOOL_MALFORMED_RESPONSE),
-    ("401", lambda r: r.error_info.error_type is ErrorType.TOOL_CLIENT_ERROR and "not an empty result" in r.error_info.message),
-    ("429", lambda r: r.error_info.error_type is ErrorType.RATE_LIMITED),
-    ("504", lambda r: r.error_info.error_type is ErrorType.TOOL_TIMEOUT),
-    ("503", lambda r: r.error_info.error_type is ErrorType.TOOL_TRANSIENT),
-])
+@pytest.mark.parametrize(
+    "fault,check",
+    [
+        ("xml", lambda r: r.error_info is None and r.parsed_data["response"]["user_id"] == "U00000003"),
+        ("html", lambda r: r.error_info is None and r.parsed_data["html"]["title"] == "502 Bad Gateway"),
+        ("malformed", lambda r: r.error_info.error_type is ErrorType.TOOL_MALFORMED_RESPONSE),
+        (
+            "401",
+            lambda r: (
+                r.error_info.error_type is ErrorType.TOOL_CLIENT_ERROR
+                and "not an empty result" in r.error_info.message
+            ),
+        ),
+        ("429", lambda r: r.error_info.error_type is ErrorType.RATE_LIMITED),
+        ("504", lambda r: r.error_info.error_type is ErrorType.TOOL_TIMEOUT),
+        ("503", lambda r: r.error_info.error_type is ErrorType.TOOL_TRANSIENT),
+    ],
+)
 async def test_every_body_and_status_is_normalized(mock_tools, fault, check) -> None:
     ex = make_executor(mock_tools.url, max_retries=0)
-    r = await ex.execute("get_user_profile", {"user_id": "U00000003"}, ExecContext(headers={"X-Mock-Fault": fault}))
+    r = await ex.execute(
+        "get_user_profile", {"user_id": "U00000003"}, ExecContext(headers={"X-Mock-Fault": fault})
+    )
     await ex.aclose()
     assert check(r), r
 
@@ -219,5 +260,6 @@ async def test_unknown_tool_and_python_tools() -> None:
     assert unknown.error_info.error_type is ErrorType.TOOL_UNKNOWN and "double" in unknown.error_info.expected
     exported = {t["name"]: t for t in reg.export()}
     assert exported["double"]["args_schema"]["properties"]["x"]["type"] == "integer"
-    assert exported["double"]["transport"] == "python" and isinstance(ToolSpec.model_validate(
-        {k: v for k, v in exported["double"].items() if k != "transport"}), ToolSpec)
+    assert exported["double"]["transport"] == "python" and isinstance(
+        ToolSpec.model_validate({k: v for k, v in exported["double"].items() if k != "transport"}), ToolSpec
+    )

@@ -1,5 +1,6 @@
 """The mock tool service as a process (``python -m tao.mock_service``): serves the reference
 tools, injects faults reproducibly from a seed, exposes counters and admin endpoints."""
+
 from __future__ import annotations
 
 import os
@@ -26,9 +27,13 @@ def _free_port() -> int:
 
 def _start(*args: str) -> tuple[subprocess.Popen, str]:
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "tao.mock_service", "--port", str(port), *args], cwd=ROOT,
-                            env={**os.environ, "PYTHONWARNINGS": "ignore"},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tao.mock_service", "--port", str(port), *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -66,25 +71,42 @@ def test_process_with_seeded_fault_rates() -> None:
                 seq = []
                 for _ in range(40):
                     r = c.post("/tools/get_invoice", json={"invoice_id": "INV0000000001"})
-                    seq.append("500" if r.status_code == 500 else
-                               "ok" if r.headers["content-type"].startswith("application/json") and _is_json(r.content)
-                               else "malformed")
+                    seq.append(
+                        "500"
+                        if r.status_code == 500
+                        else "ok"
+                        if r.headers["content-type"].startswith("application/json") and _is_json(r.content)
+                        else "malformed"
+                    )
                 stats = c.get("/_stats").json()
                 # per-request header wins over the configured rates
-                assert c.post("/tools/get_invoice", json={"invoice_id": "INV0000000001"},
-                              headers={"X-Mock-Fault": "503"}).status_code == 503
+                assert (
+                    c.post(
+                        "/tools/get_invoice",
+                        json={"invoice_id": "INV0000000001"},
+                        headers={"X-Mock-Fault": "503"},
+                    ).status_code
+                    == 503
+                )
                 assert c.post("/tools/nope", json={}).status_code == 404
                 assert c.post("/tools/get_invoice", content=b"not json").status_code == 400
                 assert c.post("/_config", json={"no_such": 1}).status_code == 400
                 assert c.post("/_config", json={"error_rate": 0.0, "malformed_rate": 0.0}).status_code == 200
                 assert c.post("/tools/get_invoice", json={"invoice_id": "INV0000000001"}).status_code == 200
-                assert c.post("/_patch", json={"tool": "get_invoice", "patch": {"title": "X"}}).status_code == 200
-                assert c.post("/tools/get_invoice", json={"invoice_id": "INV0000000001"}).json()["title"] == "X"
+                assert (
+                    c.post("/_patch", json={"tool": "get_invoice", "patch": {"title": "X"}}).status_code
+                    == 200
+                )
+                assert (
+                    c.post("/tools/get_invoice", json={"invoice_id": "INV0000000001"}).json()["title"] == "X"
+                )
                 assert c.post("/_reset").json() == {"ok": True} and c.get("/_stats").json()["calls"] == {}
         finally:
             _stop(proc)
         seqs.append(seq)
-        assert stats["faults"]["malformed"] == seq.count("malformed") and stats["faults"]["500"] == seq.count("500")
+        assert stats["faults"]["malformed"] == seq.count("malformed") and stats["faults"]["500"] == seq.count(
+            "500"
+        )
     assert seqs[0] == seqs[1]  # same seed, same faults
     n = len(seqs[0])
     assert 0.1 * n <= seqs[0].count("malformed") <= 0.5 * n and 0.05 * n <= seqs[0].count("500") <= 0.4 * n
@@ -101,6 +123,11 @@ def _is_json(raw: bytes) -> bool:
 
 
 def test_bad_arguments_exit_cleanly() -> None:
-    r = subprocess.run([sys.executable, "-m", "tao.mock_service", "--timeout-rate", "0.8", "--error-rate", "0.5"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "tao.mock_service", "--timeout-rate", "0.8", "--error-rate", "0.5"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2 and "sum to at most 1" in r.stderr and "Traceback" not in r.stderr

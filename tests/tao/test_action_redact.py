@@ -1,11 +1,12 @@
 """PII redaction on a labelled corpus (129 samples, 141 PII strings) and business-id negatives."""
+
 from __future__ import annotations
 
 from collections import Counter
 
-from tao.redact import luhn_ok, redact, redact_text, valid_cn_id
-
 from action_helpers import load_jsonl
+
+from tao.redact import luhn_ok, redact, redact_text, valid_cn_id
 
 CORPUS = load_jsonl("pii_corpus.jsonl")
 NEGATIVES = load_jsonl("pii_negatives.jsonl")
@@ -41,5 +42,11 @@ def test_checksums() -> None:
 
 
 def test_nested_values_are_walked() -> None:
-    out = redact({"a": ["mail me at x.y@example.com"], "b": {"c": 13812345678, "d": "13812345678"}, "e": None})
-    assert out == {"a": ["mail me at [REDACTED:EMAIL]"], "b": {"c": 13812345678, "d": "[REDACTED:PHONE]"}, "e": None}
+    out = redact(
+        {"a": ["mail me at x.y@example.com"], "b": {"c": 13812345678, "d": "13812345678"}, "e": None}
+    )
+    assert out == {
+        "a": ["mail me at [REDACTED:EMAIL]"],
+        "b": {"c": 13812345678, "d": "[REDACTED:PHONE]"},
+        "e": None,
+    }

@@ -1,4 +1,5 @@
 """``POST /v1/run`` and ``GET /v1/tools`` in the real serving app (uvicorn on loopback)."""
+
 from __future__ import annotations
 
 import socket
@@ -41,15 +42,30 @@ def served(mock_tools):
 
 
 def test_run_with_replayed_plan(served, mock_tools) -> None:
-    p = plan(("t1", "list_orders", {"user_id": "U00000001", "period": "@last_month"}),
-             ("t2", "get_order_status", {"order_id": "${t1.order_id}"}, ["t1"]), intent="order_status")
-    body = {"request": "查询上个月的订单状态", "session": {"session_id": "b1", "user_id": "U00000001",
-                                                          "now": "2026-11-15T10:00:00+08:00"}, "plan": p}
+    p = plan(
+        ("t1", "list_orders", {"user_id": "U00000001", "period": "@last_month"}),
+        ("t2", "get_order_status", {"order_id": "${t1.order_id}"}, ["t1"]),
+        intent="order_status",
+    )
+    body = {
+        "request": "查询上个月的订单状态",
+        "session": {"session_id": "b1", "user_id": "U00000001", "now": "2026-11-15T10:00:00+08:00"},
+        "plan": p,
+    }
     with httpx.Client(base_url=served.url, timeout=30) as c:
         r = c.post("/v1/run", json=body)
         assert r.status_code == 200
         out = r.json()
-        assert set(out) >= {"trace_id", "thought_id", "status", "error_type", "answer", "stages_ms", "steps", "events"}
+        assert set(out) >= {
+            "trace_id",
+            "thought_id",
+            "status",
+            "error_type",
+            "answer",
+            "stages_ms",
+            "steps",
+            "events",
+        }
         assert out["status"] == "success" and out["answer"]["t2"]["status"]
         assert set(out["stages_ms"]) == {"thought", "action", "observation", "total"}
         assert out["events"] >= 8 and out["steps"][0]["arguments"]["period"] == "2026-10-01/2026-10-31"
@@ -57,14 +73,19 @@ def test_run_with_replayed_plan(served, mock_tools) -> None:
         r = c.post("/v1/run", json=body, headers={"X-Mock-Fault": "401"})
         assert r.json()["status"] == "needs_user" and r.json()["error_type"] == "TOOL_CLIENT_ERROR"
         # the load tester's broken dependency
-        broken = plan(("t1", "get_user_profile", {"user_id": "U00000002"}),
-                      ("t2", "get_order_status", {"order_id": "${t1.never_produced}"}, ["t1"]))
+        broken = plan(
+            ("t1", "get_user_profile", {"user_id": "U00000002"}),
+            ("t2", "get_order_status", {"order_id": "${t1.never_produced}"}, ["t1"]),
+        )
         r = c.post("/v1/run", json=dict(body, plan=broken))
         assert (r.json()["status"], r.json()["error_type"]) == ("failed", "DEPENDENCY_MISSING")
         # approval comes only from the request's approve list
         email = plan(("t1", "send_email", {"to": "li.na@example.com", "subject": "s", "body": "b"}))
         assert c.post("/v1/run", json=dict(body, plan=email)).json()["status"] == "needs_approval"
-        assert c.post("/v1/run", json=dict(body, plan=email, approve=["send_email"])).json()["status"] == "success"
+        assert (
+            c.post("/v1/run", json=dict(body, plan=email, approve=["send_email"])).json()["status"]
+            == "success"
+        )
         # a plan that is not a plan is the model's fault, reported as such
         r = c.post("/v1/run", json=dict(body, plan={"steps": "nope"}))
         assert r.status_code == 200 and r.json()["error_type"] == "LLM_OUTPUT_MALFORMED"

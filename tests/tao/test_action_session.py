@@ -1,4 +1,5 @@
 """Session snapshots: in-process and real Redis stores, TTL, tenant namespaces, between turns."""
+
 from __future__ import annotations
 
 import time
@@ -48,7 +49,9 @@ def test_redis_store_ttl_and_namespaces(redis_url) -> None:
     store.put(SessionState(session_id="s1", tenant="globex", user_id="U00000002"))
     assert store.get("acme", "s1") == s and store.get("globex", "s1").user_id == "U00000002"
     assert sorted(k.decode() for k in client.keys("tao-test:session:*")) == [
-        "tao-test:session:acme:s1", "tao-test:session:globex:s1"]
+        "tao-test:session:acme:s1",
+        "tao-test:session:globex:s1",
+    ]
     assert 29_000 < client.pttl("tao-test:session:acme:s1") <= 30_000
     store.put(SessionState(session_id="short", tenant="acme"), ttl_s=0.2)
     assert store.get("acme", "short") is not None

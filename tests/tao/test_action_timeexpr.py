@@ -1,7 +1,8 @@
 """Relative time symbols resolve deterministically against the session clock and time zone."""
+
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import jsonschema_rs
 import pytest
@@ -13,22 +14,36 @@ from training.reference_registry import reference_registry
 S = SessionState(now=datetime(2026, 1, 15, 10, 30), timezone="Asia/Shanghai")
 
 
-@pytest.mark.parametrize("symbol,expected", [
-    ("@today", "2026-01-15"), ("@yesterday", "2026-01-14"), ("@tomorrow", "2026-01-16"),
-    ("@day_after_tomorrow", "2026-01-17"), ("@now", "2026-01-15 10:30"),
-    ("@last_month", "2025-12-01/2025-12-31"), ("@this_month", "2026-01-01/2026-01-31"),
-    ("@next_month", "2026-02-01/2026-02-28"), ("@this_week", "2026-01-12/2026-01-18"),
-    ("@last_week", "2026-01-05/2026-01-11"), ("@next_week", "2026-01-19/2026-01-25"),
-    ("@this_year", "2026-01-01/2026-12-31"), ("@last_year", "2025-01-01/2025-12-31"),
-    ("@days_ago:20", "2025-12-26"), ("@in_days:17", "2026-02-01"),
-    ("@tomorrow T15:00", "2026-01-16 15:00"), ("@next_week T09:30", "2026-01-19 09:30"),
-])
+@pytest.mark.parametrize(
+    "symbol,expected",
+    [
+        ("@today", "2026-01-15"),
+        ("@yesterday", "2026-01-14"),
+        ("@tomorrow", "2026-01-16"),
+        ("@day_after_tomorrow", "2026-01-17"),
+        ("@now", "2026-01-15 10:30"),
+        ("@last_month", "2025-12-01/2025-12-31"),
+        ("@this_month", "2026-01-01/2026-01-31"),
+        ("@next_month", "2026-02-01/2026-02-28"),
+        ("@this_week", "2026-01-12/2026-01-18"),
+        ("@last_week", "2026-01-05/2026-01-11"),
+        ("@next_week", "2026-01-19/2026-01-25"),
+        ("@this_year", "2026-01-01/2026-12-31"),
+        ("@last_year", "2025-01-01/2025-12-31"),
+        ("@days_ago:20", "2025-12-26"),
+        ("@in_days:17", "2026-02-01"),
+        ("@tomorrow T15:00", "2026-01-16 15:00"),
+        ("@next_week T09:30", "2026-01-19 09:30"),
+    ],
+)
 def test_symbols(symbol: str, expected: str) -> None:
     assert resolve_symbol(symbol, S) == expected
 
 
 def test_time_zone_decides_the_date() -> None:
-    utc_evening = SessionState(now=datetime(2026, 3, 31, 17, 0, tzinfo=timezone.utc), timezone="Asia/Shanghai")
+    utc_evening = SessionState(
+        now=datetime(2026, 3, 31, 17, 0, tzinfo=UTC), timezone="Asia/Shanghai"
+    )
     assert resolve_symbol("@today", utc_evening) == "2026-04-01"  # already April 1st in Shanghai
     assert resolve_symbol("@last_month", utc_evening) == "2026-03-01/2026-03-31"
     ny = utc_evening.model_copy(update={"timezone": "America/New_York"})
@@ -39,8 +54,12 @@ def test_time_zone_decides_the_date() -> None:
 
 def test_resolution_walks_arguments_and_keeps_other_values() -> None:
     args = {"period": "@last_month", "nested": [{"d": "@tomorrow T15:00"}], "text": "@not_a_symbol", "n": 3}
-    assert resolve_times(args, S) == {"period": "2025-12-01/2025-12-31", "nested": [{"d": "2026-01-16 15:00"}],
-                                      "text": "@not_a_symbol", "n": 3}
+    assert resolve_times(args, S) == {
+        "period": "2025-12-01/2025-12-31",
+        "nested": [{"d": "2026-01-16 15:00"}],
+        "text": "@not_a_symbol",
+        "n": 3,
+    }
 
 
 def test_errors_are_typed() -> None:

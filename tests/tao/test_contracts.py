@@ -4,7 +4,8 @@ import pytest
 from pydantic import ValidationError
 
 from tao.contracts import InsufficientContext, PlanStep, ThoughtPlan, ToolSpec
-from tao.contracts.export import DEFAULT_DIR, main as export_main, render
+from tao.contracts.export import DEFAULT_DIR, render
+from tao.contracts.export import main as export_main
 from training.reference_registry import reference_tools
 
 
@@ -24,23 +25,33 @@ def test_check_detects_drift(tmp_path):
 
 
 def test_plan_roundtrip_and_stamp():
-    plan = ThoughtPlan(intent="order_status", steps=[
-        PlanStep(step_id="t1", tool="find_user", arguments={"name": "张三"}),
-        PlanStep(step_id="t2", tool="list_orders", arguments={"user_id": "${t1.user_id}", "period": "@last_month"},
-                 dependencies=["t1"]),
-    ])
+    plan = ThoughtPlan(
+        intent="order_status",
+        steps=[
+            PlanStep(step_id="t1", tool="find_user", arguments={"name": "张三"}),
+            PlanStep(
+                step_id="t2",
+                tool="list_orders",
+                arguments={"user_id": "${t1.user_id}", "period": "@last_month"},
+                dependencies=["t1"],
+            ),
+        ],
+    )
     stamped = plan.stamped()
     assert stamped.thought_id and stamped.created_at is not None
     again = ThoughtPlan.model_validate_json(stamped.model_dump_json())
     assert again == stamped
 
 
-@pytest.mark.parametrize("bad", [
-    {"intent": "x1", "steps": []},
-    {"intent": "ok", "steps": [{"step_id": "s1", "tool": "find_user"}]},
-    {"intent": "ok", "steps": [{"step_id": "t1", "tool": "find_user", "extra": 1}]},
-    {"intent": "ok", "steps": [{"step_id": f"t{i}", "tool": "find_user"} for i in range(1, 9)]},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"intent": "x1", "steps": []},
+        {"intent": "ok", "steps": [{"step_id": "s1", "tool": "find_user"}]},
+        {"intent": "ok", "steps": [{"step_id": "t1", "tool": "find_user", "extra": 1}]},
+        {"intent": "ok", "steps": [{"step_id": f"t{i}", "tool": "find_user"} for i in range(1, 9)]},
+    ],
+)
 def test_plan_rejects_bad_shapes(bad):
     with pytest.raises(ValidationError):
         ThoughtPlan.model_validate(bad)

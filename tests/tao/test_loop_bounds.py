@@ -1,4 +1,5 @@
 """Every loop is bounded: re-plans, corrections per step, tool calls per run, wall time."""
+
 from __future__ import annotations
 
 import time
@@ -20,7 +21,9 @@ async def test_replans_are_bounded(mock_tools) -> None:
 async def test_corrections_per_step_are_bounded(mock_tools) -> None:
     ex = make_executor(mock_tools.url, max_retries=0)
     mock_tools.faults(error_rate=1.0, tools=["get_weather"])  # never recovers, no fallback
-    loop, _ = make_loop(ex, plan(("t1", "get_weather", {"city": "北京"})), correction=CorrectionBudget(retries=2))
+    loop, _ = make_loop(
+        ex, plan(("t1", "get_weather", {"city": "北京"})), correction=CorrectionBudget(retries=2)
+    )
     rep = await loop.run("x", demo_session())
     actions = [e.payload["action"] for e in rep.events if e.kind is EventKind.CORRECTION]
     assert actions == ["retry", "retry", "fail"] and rep.status == "failed"

@@ -1,9 +1,11 @@
 """Every error type of the taxonomy reaches its self-correction handler, over the real mock
 service, with replayed plans (the plan is the test's input)."""
+
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from action_helpers import demo_session, make_executor, make_loop, plan
@@ -13,8 +15,11 @@ from tao.correction import HANDLERS
 
 
 def corrections(report) -> list[tuple[str, str, str]]:
-    return [(e.payload["error_type"], e.payload["handler"], e.payload["action"])
-            for e in report.events if e.kind is EventKind.CORRECTION]
+    return [
+        (e.payload["error_type"], e.payload["handler"], e.payload["action"])
+        for e in report.events
+        if e.kind is EventKind.CORRECTION
+    ]
 
 
 def order(mock, status: str) -> str:
@@ -30,8 +35,12 @@ def python_tool_registry(url: str):
     class Args(BaseModel):
         team: str
 
-    @ex.registry.function(name="team_size", description="head count of a team, as text", args_model=Args,
-                          extract={"capacity": "/capacity"})
+    @ex.registry.function(
+        name="team_size",
+        description="head count of a team, as text",
+        args_model=Args,
+        extract={"capacity": "/capacity"},
+    )
     def team_size(team: str) -> dict:
         return {"capacity": " 8"}
 
@@ -77,9 +86,15 @@ def _client_error(m):
 
 
 def _arg_repaired(m):
-    return plan(("t1", "team_size", {"team": "infra"}),
-                ("t2", "find_meeting_room", {"start": "@tomorrow T15:00", "duration_min": 60,
-                                             "capacity": "${t1.capacity}"}, ["t1"]))
+    return plan(
+        ("t1", "team_size", {"team": "infra"}),
+        (
+            "t2",
+            "find_meeting_room",
+            {"start": "@tomorrow T15:00", "duration_min": 60, "capacity": "${t1.capacity}"},
+            ["t1"],
+        ),
+    )
 
 
 def _client_error_repaired(m):
@@ -95,8 +110,10 @@ def _llm_malformed(m):
 
 
 def _plan_invalid(m):
-    bad = plan(("t1", "get_user_profile", {"user_id": "U00000002"}),
-               ("t2", "get_order_status", {"order_id": "${t1.order_id}"}))  # reference without dependency
+    bad = plan(
+        ("t1", "get_user_profile", {"user_id": "U00000002"}),
+        ("t2", "get_order_status", {"order_id": "${t1.order_id}"}),
+    )  # reference without dependency
     return [bad, plan(("t1", "get_user_profile", {"user_id": "U00000002"}))]
 
 
@@ -133,19 +150,27 @@ def _insufficient(m):
 
 
 def _dependency(m):
-    return plan(("t1", "list_orders", {"user_id": "U00000007", "period": "@last_month"}),  # a user with no orders
-                ("t2", "get_order_status", {"order_id": "${t1.order_id}"}, ["t1"]))
+    return plan(
+        ("t1", "list_orders", {"user_id": "U00000007", "period": "@last_month"}),  # a user with no orders
+        ("t2", "get_order_status", {"order_id": "${t1.order_id}"}, ["t1"]),
+    )
 
 
 def _dependency_failed(m):
-    return plan(("t1", "get_order_status", {"order_id": "209901010000000000"}),
-                ("t2", "get_logistics", {"order_id": "${t1.order_id}"}, ["t1"]))
+    return plan(
+        ("t1", "get_order_status", {"order_id": "209901010000000000"}),
+        ("t2", "get_logistics", {"order_id": "${t1.order_id}"}, ["t1"]),
+    )
 
 
 def _circuit_open(m):
     m.faults(error_rate=1.0, tools=["get_weather"])
-    return plan(*[(f"t{i}", "get_weather", {"city": c, "date": "@today"}) for i, c in
-                  enumerate(["北京", "上海", "广州", "深圳", "杭州", "成都"], 1)])
+    return plan(
+        *[
+            (f"t{i}", "get_weather", {"city": c, "date": "@today"})
+            for i, c in enumerate(["北京", "上海", "广州", "深圳", "杭州", "成都"], 1)
+        ]
+    )
 
 
 def _budget(m):
@@ -159,44 +184,150 @@ def _llm_error(m):
 
 SCENARIOS = [
     ("timeout_retry", _timeout_retry, "success", None, ("TOOL_TIMEOUT", "retry_then_fallback", "retry"), {}),
-    ("timeout_fallback", _timeout_fallback, "success", None, ("TOOL_TIMEOUT", "retry_then_fallback", "fallback"),
-     {"_exec": {"use_fallback": False}}),  # the loop's handler, not the executor's own fallback
+    (
+        "timeout_fallback",
+        _timeout_fallback,
+        "success",
+        None,
+        ("TOOL_TIMEOUT", "retry_then_fallback", "fallback"),
+        {"_exec": {"use_fallback": False}},
+    ),  # the loop's handler, not the executor's own fallback
     ("transient", _transient, "success", None, ("TOOL_TRANSIENT", "retry_then_fallback", "retry"), {}),
-    ("malformed", _malformed, "success", None, ("TOOL_MALFORMED_RESPONSE", "retry_then_fallback", "retry"), {}),
+    (
+        "malformed",
+        _malformed,
+        "success",
+        None,
+        ("TOOL_MALFORMED_RESPONSE", "retry_then_fallback", "retry"),
+        {},
+    ),
     ("rate_limited", _rate_limited, "success", None, ("RATE_LIMITED", "retry_then_fallback", "retry"), {}),
-    ("schema_violation", _schema_violation, "needs_user", "TOOL_SCHEMA_VIOLATION",
-     ("TOOL_SCHEMA_VIOLATION", "repair_or_ask_user", "ask_user"), {}),
-    ("client_error", _client_error, "needs_user", "TOOL_CLIENT_ERROR",
-     ("TOOL_CLIENT_ERROR", "repair_or_ask_user", "ask_user"), {}),
-    ("client_error_repaired", _client_error_repaired, "success", None,
-     ("TOOL_CLIENT_ERROR", "repair_or_ask_user", "repair"), {}),
-    ("arg_repaired", _arg_repaired, "success", None, ("TOOL_ARGUMENT_INVALID", "repair_or_ask_user", "repair"), {}),
-    ("arg_unfixable", _arg_unfixable, "needs_user", "TOOL_ARGUMENT_INVALID",
-     ("TOOL_ARGUMENT_INVALID", "repair_or_ask_user", "ask_user"), {}),
-    ("llm_malformed", _llm_malformed, "success", None, ("LLM_OUTPUT_MALFORMED", "replan_strict", "replan"), {}),
-    ("llm_error", _llm_error, "failed", "LLM_OUTPUT_MALFORMED", ("LLM_OUTPUT_MALFORMED", "replan_strict", "replan"), {}),
+    (
+        "schema_violation",
+        _schema_violation,
+        "needs_user",
+        "TOOL_SCHEMA_VIOLATION",
+        ("TOOL_SCHEMA_VIOLATION", "repair_or_ask_user", "ask_user"),
+        {},
+    ),
+    (
+        "client_error",
+        _client_error,
+        "needs_user",
+        "TOOL_CLIENT_ERROR",
+        ("TOOL_CLIENT_ERROR", "repair_or_ask_user", "ask_user"),
+        {},
+    ),
+    (
+        "client_error_repaired",
+        _client_error_repaired,
+        "success",
+        None,
+        ("TOOL_CLIENT_ERROR", "repair_or_ask_user", "repair"),
+        {},
+    ),
+    (
+        "arg_repaired",
+        _arg_repaired,
+        "success",
+        None,
+        ("TOOL_ARGUMENT_INVALID", "repair_or_ask_user", "repair"),
+        {},
+    ),
+    (
+        "arg_unfixable",
+        _arg_unfixable,
+        "needs_user",
+        "TOOL_ARGUMENT_INVALID",
+        ("TOOL_ARGUMENT_INVALID", "repair_or_ask_user", "ask_user"),
+        {},
+    ),
+    (
+        "llm_malformed",
+        _llm_malformed,
+        "success",
+        None,
+        ("LLM_OUTPUT_MALFORMED", "replan_strict", "replan"),
+        {},
+    ),
+    (
+        "llm_error",
+        _llm_error,
+        "failed",
+        "LLM_OUTPUT_MALFORMED",
+        ("LLM_OUTPUT_MALFORMED", "replan_strict", "replan"),
+        {},
+    ),
     ("plan_invalid", _plan_invalid, "success", None, ("PLAN_INVALID", "replan_strict", "replan"), {}),
-    ("unknown_tool", _unknown_tool, "failed", "TOOL_UNKNOWN", ("TOOL_UNKNOWN", "replan_strict", "replan"), {}),
-    ("inconsistent_fallback", _inconsistent_fallback, "success", None,
-     ("OBSERVATION_INCONSISTENT", "cross_check_fallback", "fallback"), {}),
-    ("inconsistent_escalate", _inconsistent_escalate, "needs_user", "OBSERVATION_INCONSISTENT",
-     ("OBSERVATION_INCONSISTENT", "cross_check_fallback", "escalate"), {}),
-    ("rule_violation", _rule_violation, "success", None, ("RULE_VIOLATION", "cross_check_fallback", "fallback"), {}),
-    ("low_confidence", _low_confidence, "needs_user", "LOW_CONFIDENCE", ("LOW_CONFIDENCE", "escalate_human", "escalate"),
-     {"min_confidence": 1.01}),
-    ("permission", _permission, "needs_approval", "PERMISSION_DENIED",
-     ("PERMISSION_DENIED", "need_approval", "need_approval"), {}),
+    (
+        "unknown_tool",
+        _unknown_tool,
+        "failed",
+        "TOOL_UNKNOWN",
+        ("TOOL_UNKNOWN", "replan_strict", "replan"),
+        {},
+    ),
+    (
+        "inconsistent_fallback",
+        _inconsistent_fallback,
+        "success",
+        None,
+        ("OBSERVATION_INCONSISTENT", "cross_check_fallback", "fallback"),
+        {},
+    ),
+    (
+        "inconsistent_escalate",
+        _inconsistent_escalate,
+        "needs_user",
+        "OBSERVATION_INCONSISTENT",
+        ("OBSERVATION_INCONSISTENT", "cross_check_fallback", "escalate"),
+        {},
+    ),
+    (
+        "rule_violation",
+        _rule_violation,
+        "success",
+        None,
+        ("RULE_VIOLATION", "cross_check_fallback", "fallback"),
+        {},
+    ),
+    (
+        "low_confidence",
+        _low_confidence,
+        "needs_user",
+        "LOW_CONFIDENCE",
+        ("LOW_CONFIDENCE", "escalate_human", "escalate"),
+        {"min_confidence": 1.01},
+    ),
+    (
+        "permission",
+        _permission,
+        "needs_approval",
+        "PERMISSION_DENIED",
+        ("PERMISSION_DENIED", "need_approval", "need_approval"),
+        {},
+    ),
     ("insufficient", _insufficient, "needs_user", "INSUFFICIENT_CONTEXT", None, {}),
     ("dependency", _dependency, "failed", "DEPENDENCY_MISSING", None, {}),
     ("dependency_failed", _dependency_failed, "needs_user", "TOOL_CLIENT_ERROR", None, {}),
-    ("circuit_open", _circuit_open, "failed", "TOOL_TRANSIENT", ("TOOL_CIRCUIT_OPEN", "fallback_or_fail", "fail"),
-     {"max_concurrency": 1}),
+    (
+        "circuit_open",
+        _circuit_open,
+        "failed",
+        "TOOL_TRANSIENT",
+        ("TOOL_CIRCUIT_OPEN", "fallback_or_fail", "fail"),
+        {"max_concurrency": 1},
+    ),
     ("budget", _budget, "failed", "BUDGET_EXHAUSTED", None, {"wall_time_s": 0.6}),
 ]
 
 
-@pytest.mark.parametrize("name,setup,status,error_type,correction,loop_kw", SCENARIOS, ids=[s[0] for s in SCENARIOS])
-async def test_error_reaches_its_handler(mock_tools, name, setup, status, error_type, correction, loop_kw) -> None:
+@pytest.mark.parametrize(
+    "name,setup,status,error_type,correction,loop_kw", SCENARIOS, ids=[s[0] for s in SCENARIOS]
+)
+async def test_error_reaches_its_handler(
+    mock_tools, name, setup, status, error_type, correction, loop_kw
+) -> None:
     ex = python_tool_registry(mock_tools.url)
     loop_kw = dict(loop_kw)
     for k, v in loop_kw.pop("_exec", {}).items():
@@ -243,7 +374,9 @@ async def test_details_of_selected_scenarios(mock_tools) -> None:
     # a failed dependency skips the dependent step (and the run reports the root cause)
     loop, _ = make_loop(ex, _dependency_failed(mock_tools))
     rep = await loop.run("x", demo_session())
-    assert [s.status for s in rep.steps] == ["needs_user", "skipped"] and rep.steps[1].error_type == "DEPENDENCY_MISSING"
+    assert [s.status for s in rep.steps] == ["needs_user", "skipped"] and rep.steps[
+        1
+    ].error_type == "DEPENDENCY_MISSING"
     # insufficient context names the missing fields; malformed re-plan asks the planner strictly
     loop, _ = make_loop(ex, _insufficient(mock_tools))
     rep = await loop.run("x", demo_session())

@@ -1,5 +1,6 @@
 """A non-idempotent tool is never executed twice under timeouts and retries: side effects are
 counted on the mock service itself."""
+
 from __future__ import annotations
 
 import asyncio
@@ -19,12 +20,16 @@ async def test_timeouts_and_retries_never_repeat_a_side_effect(mock_tools) -> No
     ex = make_executor(mock_tools.url, timeout_s=0.25)
     p = plan(("t1", "cancel_order", {"order_id": oid, "reason": "duplicate order"}))
     mock_tools.script("timeout", "timeout", tools=["cancel_order"])  # request done, response lost (twice)
-    loop, _ = make_loop(ex, p, correction=__import__("tao.correction", fromlist=["x"]).CorrectionBudget(retries=3))
+    loop, _ = make_loop(
+        ex, p, correction=__import__("tao.correction", fromlist=["x"]).CorrectionBudget(retries=3)
+    )
     rep = await loop.run("取消订单", demo_session(), approver=None)
     s = mock_tools.stats()
     assert rep.status == "success" and rep.answer["t1"] == {"cancelled": True}
     assert s["side_effects"] == {"cancel_order": 1}  # executed once ...
-    assert s["calls"]["cancel_order"] == 3 and s["replays"] == {"cancel_order": 2}  # ... though called 3 times
+    assert s["calls"]["cancel_order"] == 3 and s["replays"] == {
+        "cancel_order": 2
+    }  # ... though called 3 times
     keys = {e.payload["idempotency_key"] for e in rep.events if e.kind is EventKind.TOOL_END}
     assert len(keys) == 1 and None not in keys
     # the same plan (same thought) run again: the local record answers, no call at all
@@ -44,10 +49,16 @@ async def test_concurrent_duplicates_and_distinct_thoughts(mock_tools) -> None:
     assert all(r.error_info is None for r in results)
     assert mock_tools.stats()["side_effects"] == {"cancel_order": 1}
     # a different thought is a different request: it does run (the counter is not stuck at 1)
-    other = await ex.execute("submit_expense", {"amount": 12.5, "category": "meal", "date": "2026-11-14",
-                                                "description": "lunch"}, ExecContext(thought_id="a", step_id="t1"))
-    other2 = await ex.execute("submit_expense", {"amount": 12.5, "category": "meal", "date": "2026-11-14",
-                                                 "description": "lunch"}, ExecContext(thought_id="b", step_id="t1"))
+    other = await ex.execute(
+        "submit_expense",
+        {"amount": 12.5, "category": "meal", "date": "2026-11-14", "description": "lunch"},
+        ExecContext(thought_id="a", step_id="t1"),
+    )
+    other2 = await ex.execute(
+        "submit_expense",
+        {"amount": 12.5, "category": "meal", "date": "2026-11-14", "description": "lunch"},
+        ExecContext(thought_id="b", step_id="t1"),
+    )
     await ex.aclose()
     assert other.parsed_data["expense_id"] != other2.parsed_data["expense_id"]
     assert mock_tools.stats()["side_effects"]["submit_expense"] == 2

@@ -1,5 +1,6 @@
 """The CPU plan engine on a random tiny Llama: lean forward vs transformers, jump-forward
 equivalence, the schema guarantee (every plan passes check_plan), batching, deadlines, errors."""
+
 from __future__ import annotations
 
 import asyncio
@@ -26,7 +27,9 @@ REQUESTS = [
 
 @pytest.fixture(scope="module")
 def engine(tiny_checkpoint):
-    eng = CpuEngine(tiny_checkpoint, CpuEngineConfig(decode=DecodeConfig(max_new_tokens=256)), codec=GenericCodec())
+    eng = CpuEngine(
+        tiny_checkpoint, CpuEngineConfig(decode=DecodeConfig(max_new_tokens=256)), codec=GenericCodec()
+    )
     yield eng
     eng.close()
 
@@ -106,7 +109,9 @@ def test_deadline_is_a_typed_error(engine):
 
 
 def test_length_limit_is_a_typed_error(tiny_checkpoint):
-    eng = CpuEngine(tiny_checkpoint, CpuEngineConfig(decode=DecodeConfig(max_new_tokens=8)), codec=GenericCodec())
+    eng = CpuEngine(
+        tiny_checkpoint, CpuEngineConfig(decode=DecodeConfig(max_new_tokens=8)), codec=GenericCodec()
+    )
     try:
         res = eng.generate_batch([PlanRequest("weather", tools=["get_weather"])])[0]
     finally:

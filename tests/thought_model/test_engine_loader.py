@@ -1,4 +1,5 @@
 """Engine selection: kind argument, TAO_ENGINE, auto (vLLM only with a GPU), typed load errors."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """Perception: entities are found, normalized and replaced by typed slot tokens."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -10,29 +11,56 @@ from thought_model.entities import perceive
 TODAY = date(2026, 11, 29)
 
 
-@pytest.mark.parametrize("request_, masked, slots", [
-    ("查询上个月的订单状态", "查询<DATE1>的订单状态", {"<DATE1>": "@last_month"}),
-    ("查一下订单123456789012345678的物流", "查一下订单<ORDER1>的物流", {"<ORDER1>": "123456789012345678"}),
-    ("明天下午3点帮我订个10人的会议室，开1小时", "<DATE1>帮我订个<NUM1>的会议室，开<DUR1>",
-     {"<DATE1>": "@tomorrow T15:00", "<NUM1>": 10, "<DUR1>": 60}),
-    ("book a room for 6 people at 3:30pm tomorrow for 45 minutes", "book a room for <NUM1> at <DATE1> for <DUR1>",
-     {"<NUM1>": 6, "<DATE1>": "@tomorrow T15:30", "<DUR1>": 45}),
-    ("报销2026-03-05的打车费88元", "报销<DATE1>的打车费<AMOUNT1>", {"<DATE1>": "2026-03-05", "<AMOUNT1>": 88.0}),
-    ("What's the weather in New York tomorrow?", "What's the weather in <CITY1> <DATE1>?",
-     {"<CITY1>": "New York", "<DATE1>": "@tomorrow"}),
-    ("把我的手机号改成13812345678", "把我的手机号改成<PHONE1>", {"<PHONE1>": "13812345678"}),
-    ("email alice@example.com, subject: Q3 report, body: see attachment",
-     "email <EMAIL1>, subject: <TEXT1>, body: <TEXT2>",
-     {"<EMAIL1>": "alice@example.com", "<TEXT1>": "Q3 report", "<TEXT2>": "see attachment"}),
-    ("开发票，抬头是上海某某科技有限公司，订单号987654321098765432", "开发票，抬头是<TEXT1>，订单号<ORDER1>",
-     {"<TEXT1>": "上海某某科技有限公司", "<ORDER1>": "987654321098765432"}),
-    ("帮我查下李娜的资料", "帮我查下<NAME1>的资料", {"<NAME1>": "李娜"}),
-    ("invoice INV0123456789 and expense exp12345678 for user U12345678 in room R101",
-     "invoice <INV1> and expense <EXP1> for user <USER1> in room <ROOM1>",
-     {"<INV1>": "INV0123456789", "<EXP1>": "EXP12345678", "<USER1>": "U12345678", "<ROOM1>": "R101"}),
-    ("3天前和5 days ago", "<DATE1>和<DATE2>", {"<DATE1>": "@days_ago:3", "<DATE2>": "@days_ago:5"}),
-    ("3月5日下午2点半开会一个半小时", "<DATE1>开会<DUR1>", {"<DATE1>": "2026-03-05 14:30", "<DUR1>": 90}),
-])
+@pytest.mark.parametrize(
+    "request_, masked, slots",
+    [
+        ("查询上个月的订单状态", "查询<DATE1>的订单状态", {"<DATE1>": "@last_month"}),
+        (
+            "查一下订单123456789012345678的物流",
+            "查一下订单<ORDER1>的物流",
+            {"<ORDER1>": "123456789012345678"},
+        ),
+        (
+            "明天下午3点帮我订个10人的会议室，开1小时",
+            "<DATE1>帮我订个<NUM1>的会议室，开<DUR1>",
+            {"<DATE1>": "@tomorrow T15:00", "<NUM1>": 10, "<DUR1>": 60},
+        ),
+        (
+            "book a room for 6 people at 3:30pm tomorrow for 45 minutes",
+            "book a room for <NUM1> at <DATE1> for <DUR1>",
+            {"<NUM1>": 6, "<DATE1>": "@tomorrow T15:30", "<DUR1>": 45},
+        ),
+        (
+            "报销2026-03-05的打车费88元",
+            "报销<DATE1>的打车费<AMOUNT1>",
+            {"<DATE1>": "2026-03-05", "<AMOUNT1>": 88.0},
+        ),
+        (
+            "What's the weather in New York tomorrow?",
+            "What's the weather in <CITY1> <DATE1>?",
+            {"<CITY1>": "New York", "<DATE1>": "@tomorrow"},
+        ),
+        ("把我的手机号改成13812345678", "把我的手机号改成<PHONE1>", {"<PHONE1>": "13812345678"}),
+        (
+            "email alice@example.com, subject: Q3 report, body: see attachment",
+            "email <EMAIL1>, subject: <TEXT1>, body: <TEXT2>",
+            {"<EMAIL1>": "alice@example.com", "<TEXT1>": "Q3 report", "<TEXT2>": "see attachment"},
+        ),
+        (
+            "开发票，抬头是上海某某科技有限公司，订单号987654321098765432",
+            "开发票，抬头是<TEXT1>，订单号<ORDER1>",
+            {"<TEXT1>": "上海某某科技有限公司", "<ORDER1>": "987654321098765432"},
+        ),
+        ("帮我查下李娜的资料", "帮我查下<NAME1>的资料", {"<NAME1>": "李娜"}),
+        (
+            "invoice INV0123456789 and expense exp12345678 for user U12345678 in room R101",
+            "invoice <INV1> and expense <EXP1> for user <USER1> in room <ROOM1>",
+            {"<INV1>": "INV0123456789", "<EXP1>": "EXP12345678", "<USER1>": "U12345678", "<ROOM1>": "R101"},
+        ),
+        ("3天前和5 days ago", "<DATE1>和<DATE2>", {"<DATE1>": "@days_ago:3", "<DATE2>": "@days_ago:5"}),
+        ("3月5日下午2点半开会一个半小时", "<DATE1>开会<DUR1>", {"<DATE1>": "2026-03-05 14:30", "<DUR1>": 90}),
+    ],
+)
 def test_perceive(request_: str, masked: str, slots: dict) -> None:
     p = perceive(request_, today=TODAY)
     assert p.masked == masked
@@ -52,12 +80,15 @@ def test_empty_and_plain_requests() -> None:
     assert p.slots == {} and p.masked == "hello there"
 
 
-@pytest.mark.parametrize("request_, value", [
-    ("next Monday 2pm", "2026-11-30 14:00"),  # TODAY is a Sunday
-    ("下周三下午3点", "2026-12-02 15:00"),
-    ("on Friday", "2026-12-04"),
-    ("上周五", "2026-11-20"),
-])
+@pytest.mark.parametrize(
+    "request_, value",
+    [
+        ("next Monday 2pm", "2026-11-30 14:00"),  # TODAY is a Sunday
+        ("下周三下午3点", "2026-12-02 15:00"),
+        ("on Friday", "2026-12-04"),
+        ("上周五", "2026-11-20"),
+    ],
+)
 def test_weekdays_become_absolute_dates(request_: str, value: str) -> None:
     assert perceive(request_, today=TODAY).slots == {"<DATE1>": value}
 

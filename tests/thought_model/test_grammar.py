@@ -1,4 +1,5 @@
 """The output grammar: tight, registry-derived, consistent with the generator, enforced by xgrammar."""
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,18 @@ def rows() -> list[dict]:
 
 def test_schema_is_tight(schema: dict) -> None:
     v = jsonschema.Draft202012Validator(schema)
-    good = {"version": "1.0", "intent": "query_order_status", "steps": [
-        {"step_id": "t1", "tool": "get_order_status", "arguments": {"order_id": "<ORDER1>"}, "dependencies": []}]}
+    good = {
+        "version": "1.0",
+        "intent": "query_order_status",
+        "steps": [
+            {
+                "step_id": "t1",
+                "tool": "get_order_status",
+                "arguments": {"order_id": "<ORDER1>"},
+                "dependencies": [],
+            }
+        ],
+    }
     assert v.is_valid(good)
     for bad_args in ({"order_id": "<USER1>"}, {"order_id": "12345"}, {"order_id": "<ORDER1>", "x": 1}, {}):
         bad = json.loads(json.dumps(good))
@@ -41,54 +52,90 @@ def test_schema_is_tight(schema: dict) -> None:
     bad = json.loads(json.dumps(good))
     bad["steps"][0]["step_id"] = "t9"
     assert not v.is_valid(bad)
-    ref = {"version": "1.0", "intent": "x_y", "steps": [
-        {"step_id": "t1", "tool": "find_user", "arguments": {"name": "<NAME1>"}, "dependencies": []},
-        {"step_id": "t2", "tool": "send_email", "arguments": {"to": "${t1.email}", "subject": "<TEXT1>",
-                                                              "body": "hi"}, "dependencies": ["t1"]}]}
+    ref = {
+        "version": "1.0",
+        "intent": "x_y",
+        "steps": [
+            {"step_id": "t1", "tool": "find_user", "arguments": {"name": "<NAME1>"}, "dependencies": []},
+            {
+                "step_id": "t2",
+                "tool": "send_email",
+                "arguments": {"to": "${t1.email}", "subject": "<TEXT1>", "body": "hi"},
+                "dependencies": ["t1"],
+            },
+        ],
+    }
     assert v.is_valid(ref)
     ref["steps"][1]["arguments"]["to"] = "${t1.order_id}"  # an order id is not an email
     assert not v.is_valid(ref)
 
 
-def test_generated_targets_are_schema_valid_and_parse_back_to_expected(schema: dict, rows: list[dict]) -> None:
+def test_generated_targets_are_schema_valid_and_parse_back_to_expected(
+    schema: dict, rows: list[dict]
+) -> None:
     v = jsonschema.Draft202012Validator(schema)
     kinds = set()
     for r in rows:
         assert v.is_valid(json.loads(r["target"])), r
         got = parse_output(r["target"], r["request"], row_session(r), TOOLS)
-        assert got.model_dump(mode="json", exclude_none=True) == {k: v_ for k, v_ in r["expected"].items()
-                                                                  if v_ is not None}
+        assert got.model_dump(mode="json", exclude_none=True) == {
+            k: v_ for k, v_ in r["expected"].items() if v_ is not None
+        }
         kinds.add(type(got).__name__)
     assert kinds == {"ThoughtPlan", "InsufficientContext"}
 
 
 def test_parse_output_substitutes_slots_and_me() -> None:
     s = SessionState(user_id="U10000001", now=datetime(2026, 3, 1))
-    out = ('{"version":"1.0","intent":"refund_order","steps":[{"step_id":"t1","tool":"refund_payment",'
-           '"arguments":{"order_id":"<ORDER1>","amount":"<AMOUNT1>"},"dependencies":[]}]}')
+    out = (
+        '{"version":"1.0","intent":"refund_order","steps":[{"step_id":"t1","tool":"refund_payment",'
+        '"arguments":{"order_id":"<ORDER1>","amount":"<AMOUNT1>"},"dependencies":[]}]}'
+    )
     plan = parse_output(out, "订单123456789012345678退款99.5元", s, TOOLS)
     assert isinstance(plan, ThoughtPlan)
     assert plan.steps[0].arguments == {"order_id": "123456789012345678", "amount": 99.5}
-    ins = parse_output('{"error":"insufficient_context","required_fields":["user_id"],"intent":"list_my_orders"}',
-                       "我的订单", None, TOOLS)
+    ins = parse_output(
+        '{"error":"insufficient_context","required_fields":["user_id"],"intent":"list_my_orders"}',
+        "我的订单",
+        None,
+        TOOLS,
+    )
     assert isinstance(ins, InsufficientContext) and ins.required_fields == ["user_id"]
 
 
-@pytest.mark.parametrize("text, why", [
-    ("not json", "not JSON"),
-    ("[1]", "not a JSON object"),
-    ('{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"get_order_status",'
-     '"arguments":{"order_id":"<ORDER2>"},"dependencies":[]}]}', "slot <ORDER2>"),
-    ('{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"list_orders",'
-     '"arguments":{"user_id":"<ME>"},"dependencies":[]}]}', "<ME>"),
-    ('{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"get_logistics",'
-     '"arguments":{"order_id":"${t2.order_id}"},"dependencies":[]}]}', "references t2"),
-    ('{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"nope_tool",'
-     '"arguments":{},"dependencies":[]}]}', "unknown tool"),
-    ('{"version":"1.0","intent":"a_b","steps":[{"step_id":"t2","tool":"get_order_status",'
-     '"arguments":{},"dependencies":["t2"]}]}', "not an earlier step"),
-    ('{"version":"1.0","intent":"a_b","steps":[]}', "plan contract"),
-])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("not json", "not JSON"),
+        ("[1]", "not a JSON object"),
+        (
+            '{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"get_order_status",'
+            '"arguments":{"order_id":"<ORDER2>"},"dependencies":[]}]}',
+            "slot <ORDER2>",
+        ),
+        (
+            '{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"list_orders",'
+            '"arguments":{"user_id":"<ME>"},"dependencies":[]}]}',
+            "<ME>",
+        ),
+        (
+            '{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"get_logistics",'
+            '"arguments":{"order_id":"${t2.order_id}"},"dependencies":[]}]}',
+            "references t2",
+        ),
+        (
+            '{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"nope_tool",'
+            '"arguments":{},"dependencies":[]}]}',
+            "unknown tool",
+        ),
+        (
+            '{"version":"1.0","intent":"a_b","steps":[{"step_id":"t2","tool":"get_order_status",'
+            '"arguments":{},"dependencies":["t2"]}]}',
+            "not an earlier step",
+        ),
+        ('{"version":"1.0","intent":"a_b","steps":[]}', "plan contract"),
+    ],
+)
 def test_parse_output_rejects_malformed(text: str, why: str) -> None:
     with pytest.raises(PlanParseError, match=why.replace("$", r"\$")):
         parse_output(text, "订单123456789012345678", None, TOOLS)
@@ -116,9 +163,19 @@ def test_per_request_schema_offers_only_the_request_slots() -> None:
     s = output_json_schema(TOOLS, slots=["<ORDER1>", "<ME>"])
     jsonschema.Draft202012Validator.check_schema(s)
     v = jsonschema.Draft202012Validator(s)
-    plan = {"version": "1.0", "intent": "a_b", "steps": [
-        {"step_id": "t1", "tool": "get_order_status", "arguments": {"order_id": "<ORDER1>"}, "dependencies": []},
-        {"step_id": "t2", "tool": "list_orders", "arguments": {"user_id": "<ME>"}, "dependencies": []}]}
+    plan = {
+        "version": "1.0",
+        "intent": "a_b",
+        "steps": [
+            {
+                "step_id": "t1",
+                "tool": "get_order_status",
+                "arguments": {"order_id": "<ORDER1>"},
+                "dependencies": [],
+            },
+            {"step_id": "t2", "tool": "list_orders", "arguments": {"user_id": "<ME>"}, "dependencies": []},
+        ],
+    }
     assert v.is_valid(plan)
     plan["steps"][0]["arguments"]["order_id"] = "<ORDER2>"
     assert not v.is_valid(plan)
@@ -126,8 +183,12 @@ def test_per_request_schema_offers_only_the_request_slots() -> None:
     offered = {b["properties"]["tool"]["const"] for b in positions[1]["anyOf"]}
     assert "get_order_status" in offered and "get_weather" not in offered  # no city slot: weather impossible
     me_only = output_json_schema(TOOLS, slots=["<ME>"])["anyOf"][0]["properties"]["steps"]["prefixItems"]
-    assert "get_logistics" not in {b["properties"]["tool"]["const"] for b in me_only[0]["anyOf"]}  # nothing to refer to
-    assert "get_logistics" in {b["properties"]["tool"]["const"] for b in me_only[1]["anyOf"]}  # ${t1.order_id}
+    assert "get_logistics" not in {
+        b["properties"]["tool"]["const"] for b in me_only[0]["anyOf"]
+    }  # nothing to refer to
+    assert "get_logistics" in {
+        b["properties"]["tool"]["const"] for b in me_only[1]["anyOf"]
+    }  # ${t1.order_id}
     only_ins = output_json_schema(TOOLS, slots=[])
     no_required = {t.name for t in TOOLS if not t.args_schema.get("required")}
     first_only = only_ins["anyOf"][0]["properties"]["steps"]["prefixItems"][0]["anyOf"]
@@ -140,8 +201,14 @@ def test_steps_are_position_aware(schema: dict) -> None:
 
     def plan(*steps: dict) -> dict:
         return {"version": "1.0", "intent": "a_b", "steps": list(steps)}
+
     t1 = {"step_id": "t1", "tool": "find_user", "arguments": {"name": "<NAME1>"}, "dependencies": []}
-    t2 = {"step_id": "t2", "tool": "list_orders", "arguments": {"user_id": "${t1.user_id}"}, "dependencies": ["t1"]}
+    t2 = {
+        "step_id": "t2",
+        "tool": "list_orders",
+        "arguments": {"user_id": "${t1.user_id}"},
+        "dependencies": ["t1"],
+    }
     assert v.is_valid(plan(t1, t2))
     assert not v.is_valid(plan(t1, {**t2, "step_id": "t1"}))  # duplicate id
     assert not v.is_valid(plan({**t2, "step_id": "t1", "dependencies": []}))  # self-reference

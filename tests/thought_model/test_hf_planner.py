@@ -1,4 +1,5 @@
 """The embedded default checkpoint plans real requests through transformers + xgrammar."""
+
 from __future__ import annotations
 
 import json
@@ -21,14 +22,20 @@ def planner() -> HFPlanner:
 
 @pytest.mark.timeout(240)
 def test_default_checkpoint_plans(planner: HFPlanner) -> None:
-    reqs = ["查询上个月的订单状态", "查一下订单123456789012345678的物流", "what's the weather in Beijing tomorrow?",
-            "查询我上个月的订单"]
+    reqs = [
+        "查询上个月的订单状态",
+        "查一下订单123456789012345678的物流",
+        "what's the weather in Beijing tomorrow?",
+        "查询我上个月的订单",
+    ]
     sessions = [SESSION, SESSION, SESSION, SessionState(now=SESSION.now)]
     got = planner.plan_batch(reqs, sessions)
     p0, p1, p2, p3 = got
     assert isinstance(p0, ThoughtPlan)
     assert p0.steps[0].tool == "list_orders"
-    assert p0.steps[0].arguments["user_id"] == "U10000001" and p0.steps[0].arguments["period"] == "@last_month"
+    assert (
+        p0.steps[0].arguments["user_id"] == "U10000001" and p0.steps[0].arguments["period"] == "@last_month"
+    )
     assert isinstance(p1, ThoughtPlan) and p1.steps[0].tool == "get_logistics"
     assert p1.steps[0].arguments == {"order_id": "123456789012345678"}
     assert isinstance(p2, ThoughtPlan) and p2.steps[0].tool == "get_weather"

@@ -1,5 +1,6 @@
 """INT4 (W4A16, compressed-tensors pack-quantized) export: format, weight error, library
 round-trip, and the CPU engine on the dequantized reference model."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,13 @@ def test_config_declares_w4a16_pack_quantized(exported):
     q = json.loads((exported / "config.json").read_text())["quantization_config"]
     assert q["quant_method"] == "compressed-tensors" and q["format"] == "pack-quantized"
     w = q["config_groups"]["group_0"]["weights"]
-    assert (w["num_bits"], w["type"], w["symmetric"], w["strategy"], w["group_size"]) == (4, "int", True, "group", 64)
+    assert (w["num_bits"], w["type"], w["symmetric"], w["strategy"], w["group_size"]) == (
+        4,
+        "int",
+        True,
+        "group",
+        64,
+    )
     assert q["ignore"] == ["lm_head"]
     assert (exported / "tokenizer.json").is_file()
 
@@ -52,8 +59,9 @@ def test_our_unpacking_equals_compressed_tensors_decompression(exported):
         warnings.simplefilter("ignore")  # transformers' notes about the quantization_config override
         from transformers.utils.quantization_config import CompressedTensorsConfig
 
-        lib = AutoModelForCausalLM.from_pretrained(str(exported), quantization_config=CompressedTensorsConfig(
-            run_compressed=False)).state_dict()
+        lib = AutoModelForCausalLM.from_pretrained(
+            str(exported), quantization_config=CompressedTensorsConfig(run_compressed=False)
+        ).state_dict()
     mine = int4.dequantized_state(exported)
     for k in ("model.layers.0.self_attn.q_proj.weight", "model.layers.1.mlp.down_proj.weight"):
         assert torch.equal(lib[k].float(), mine[k].float()), k
@@ -68,7 +76,9 @@ def test_engine_runs_on_dequantized_reference(exported, tmp_path):
     ref = int4.save_dequantized(exported, tmp_path / "deq")
     eng = CpuEngine(ref, codec=GenericCodec())
     try:
-        res = eng.generate_batch([PlanRequest("weather in Paris", tools=["get_weather", "get_order_status"])])[0]
+        res = eng.generate_batch(
+            [PlanRequest("weather in Paris", tools=["get_weather", "get_order_status"])]
+        )[0]
     finally:
         eng.close()
     assert res.ok, res.error

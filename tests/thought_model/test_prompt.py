@@ -1,4 +1,5 @@
 """The prompt format is deterministic and marks whether the session knows the user."""
+
 from __future__ import annotations
 
 from datetime import datetime

@@ -5,6 +5,7 @@ loads and serves our INT4 (W4A16 compressed-tensors) export with its WNA16 kerne
 vLLM runs in a child process (``thought_model.engine.vllm_probe``): its CPU worker rebinds the
 process's threads and replaces ``torch.set_num_threads``, which must not leak into other tests.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,15 +30,37 @@ TEXTS = [f"request {i}: order {i:018d}, user U{i:08d}, weather" for i in range(4
 def vllm_out(tiny_checkpoint, tiny_int4_checkpoint) -> dict:
     w4 = tiny_int4_checkpoint
     reqs = [{"text": t, "tools": TOOLS} for t in TEXTS]
-    spec = {"runs": [
-        {"checkpoint": str(tiny_checkpoint), "codec": "generic", "dtype": "float32", "max_new_tokens": 256,
-         "max_model_len": 512, "requests": reqs + [{"text": "x", "tools": ["nope"]}]},
-        # vLLM's CPU WNA16 kernel takes bf16/fp16 activations
-        {"checkpoint": str(w4), "codec": "generic", "dtype": "bfloat16", "max_new_tokens": 256,
-         "max_model_len": 512, "requests": reqs[:2]}]}
+    spec = {
+        "runs": [
+            {
+                "checkpoint": str(tiny_checkpoint),
+                "codec": "generic",
+                "dtype": "float32",
+                "max_new_tokens": 256,
+                "max_model_len": 512,
+                "requests": reqs + [{"text": "x", "tools": ["nope"]}],
+            },
+            # vLLM's CPU WNA16 kernel takes bf16/fp16 activations
+            {
+                "checkpoint": str(w4),
+                "codec": "generic",
+                "dtype": "bfloat16",
+                "max_new_tokens": 256,
+                "max_model_len": 512,
+                "requests": reqs[:2],
+            },
+        ]
+    }
     env = {**os.environ, "VLLM_TARGET_DEVICE": "cpu", "VLLM_CPU_KVCACHE_SPACE": "1"}
-    proc = subprocess.run([sys.executable, "-m", "thought_model.engine.vllm_probe", str(tiny_checkpoint)],
-                          input=json.dumps(spec), capture_output=True, text=True, cwd=ROOT, env=env, timeout=360)
+    proc = subprocess.run(
+        [sys.executable, "-m", "thought_model.engine.vllm_probe", str(tiny_checkpoint)],
+        input=json.dumps(spec),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=360,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     if not out["available"]:

@@ -2,6 +2,7 @@
 every expected plan is a valid ThoughtPlan over the reference registry that follows its intent's
 plan shape, insufficient-context rows are valid InsufficientContext objects, and the set has the
 promised size and balance."""
+
 from __future__ import annotations
 
 import json
@@ -120,8 +121,9 @@ def _check_insufficient(r: dict) -> None:
     for field in ic.required_fields:
         uses = [(tool, args[field]) for tool, args in _spec_args(spec) if field in args]
         assert uses, f"{field} is not an argument of {spec.name}"
-        assert any(field in TOOLS[tool].args_schema.get("required", []) for tool, _ in uses), \
+        assert any(field in TOOLS[tool].args_schema.get("required", []) for tool, _ in uses), (
             f"{field} is not required in {spec.name}"
+        )
         if any(v == ME for _, v in uses):
             assert r["user_id"] is None, "<ME> is only missing when the session has no user"
 
@@ -143,8 +145,9 @@ def _check_plan(r: dict) -> None:
             assert name in s["arguments"], f"{s['tool']}: required argument {name} missing"
         jsonschema.validate(s["arguments"], tool.args_schema)
         if s["tool"] == "update_user_profile" and s["arguments"]["field"] in VALUE_FORMAT:
-            assert re.fullmatch(VALUE_FORMAT[s["arguments"]["field"]], s["arguments"]["value"]), \
+            assert re.fullmatch(VALUE_FORMAT[s["arguments"]["field"]], s["arguments"]["value"]), (
                 f"not a {s['arguments']['field']}: {s['arguments']['value']!r}"
+            )
         for name, v in s["arguments"].items():
             _check_value(r, steps, s, name, v)
 
@@ -166,8 +169,9 @@ def _check_value(r: dict, steps: list[dict], step: dict, name: str, v) -> None:
         src, out = m.group(1), m.group(2)
         assert src in step["dependencies"], f"{v} refers to a step not in dependencies"
         producer = TOOLS[next(s["tool"] for s in steps if s["step_id"] == src)]
-        assert out in producer.extract or out in producer.response_schema.get("properties", {}), \
+        assert out in producer.extract or out in producer.response_schema.get("properties", {}), (
             f"{producer.name} has no output {out}"
+        )
         return
     if name == "amount":
         assert isinstance(v, float), "amounts are floats"
@@ -175,8 +179,10 @@ def _check_value(r: dict, steps: list[dict], step: dict, name: str, v) -> None:
         assert isinstance(v, int) and not isinstance(v, bool)
     if name in ENUM_ARGS or not isinstance(v, (str, list)):
         return
-    if isinstance(v, str) and (re.fullmatch(TIME_SYMBOL_PATTERN, v)
-                               or re.fullmatch(r"[0-9]{4}-[0-9]{2}(-[0-9]{2})?( [0-9]{2}:[0-9]{2})?", v)):
+    if isinstance(v, str) and (
+        re.fullmatch(TIME_SYMBOL_PATTERN, v)
+        or re.fullmatch(r"[0-9]{4}-[0-9]{2}(-[0-9]{2})?( [0-9]{2}:[0-9]{2})?", v)
+    ):
         return
     if name == "user_id" and v == r["user_id"] and v.lower() not in r["request"].lower():
         return  # <ME>

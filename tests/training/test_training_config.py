@@ -1,4 +1,5 @@
 """Typed config: flags and a JSON file map onto TrainConfig; bad values give a clear error."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """Filler insertion: training rows only, placeholders intact, labels still consistent."""
+
 from __future__ import annotations
 
 import random
@@ -12,8 +13,11 @@ _PH = re.compile(r"\{[a-z0-9]+\}")
 
 def test_fillers_keep_placeholders_and_cue_slots_together() -> None:
     rng = random.Random(0)
-    for tmpl, lang in [("cancel order {order} because {reason}", "en"), ("给{name}发邮件，主题是{subject}", "zh"),
-                       ("email {name} subject: {subject} body: {body}", "en")]:
+    for tmpl, lang in [
+        ("cancel order {order} because {reason}", "en"),
+        ("给{name}发邮件，主题是{subject}", "zh"),
+        ("email {name} subject: {subject} body: {body}", "en"),
+    ]:
         for _ in range(200):
             out = add_fillers(tmpl, lang, rng, prob=1.0)
             assert _PH.findall(out) == _PH.findall(tmpl)
@@ -26,8 +30,10 @@ def test_fillers_keep_placeholders_and_cue_slots_together() -> None:
 
 def test_fillers_only_in_training_split() -> None:
     """Evaluation splits are byte-identical with and without fillers; the training split is not."""
-    with_f, without = GenConfig(n_train=200, n_eval=200, seed=7), GenConfig(n_train=200, n_eval=200, seed=7,
-                                                                           filler_prob=0.0)
+    with_f, without = (
+        GenConfig(n_train=200, n_eval=200, seed=7),
+        GenConfig(n_train=200, n_eval=200, seed=7, filler_prob=0.0),
+    )
     for split in ("test", "heldout_templates", "heldout_values", "heldout_combos"):
         assert list(iter_split(split, 200, with_f)) == list(iter_split(split, 200, without))
     assert list(iter_split("train", 200, with_f)) != list(iter_split("train", 200, without))

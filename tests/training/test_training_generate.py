@@ -1,4 +1,5 @@
 """The generator: reproducible, enough variety, and splits that really hold things out."""
+
 from __future__ import annotations
 
 import json

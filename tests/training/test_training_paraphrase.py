@@ -1,4 +1,5 @@
 """Phrasing diversity: extra templates, synonyms and fillers, and their held-out parts."""
+
 from __future__ import annotations
 
 import random

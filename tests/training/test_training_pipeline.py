@@ -1,4 +1,5 @@
 """End to end on a tiny model: generate data, train, export, evaluate, resume, fine-tune."""
+
 from __future__ import annotations
 
 import json
@@ -13,9 +14,26 @@ from training.train import train
 
 
 def _cfg(tmp: Path, data: Path, **kw) -> TrainConfig:
-    base = dict(out_dir=str(tmp), data_dir=str(data), vocab_size=512, hidden_size=128, intermediate_size=256,
-                num_layers=1, num_heads=2, batch_size=16, max_steps=30, warmup_steps=5, lr=3e-3, eval_every=20,
-                save_every=10, eval_rows=16, final_eval=False, final_eval_rows=4, progress=False, num_threads=1)
+    base = dict(
+        out_dir=str(tmp),
+        data_dir=str(data),
+        vocab_size=512,
+        hidden_size=128,
+        intermediate_size=256,
+        num_layers=1,
+        num_heads=2,
+        batch_size=16,
+        max_steps=30,
+        warmup_steps=5,
+        lr=3e-3,
+        eval_every=20,
+        save_every=10,
+        eval_rows=16,
+        final_eval=False,
+        final_eval_rows=4,
+        progress=False,
+        num_threads=1,
+    )
     base.update(kw)
     return TrainConfig(**base)
 
@@ -28,10 +46,18 @@ def test_tiny_pipeline(tmp_path: Path) -> None:
     data = tmp_path / "data"
     write_splits(data, GenConfig(n_train=320, n_eval=4, seed=3), progress=False)
     ckpt = train(_cfg(tmp_path / "run", data))
-    evaluate_checkpoint(EvalConfig(checkpoint=str(ckpt), data_dir=str(data), n=4, progress=False,
-                                   max_new_tokens=48))
-    for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json",
-                 "generation_config.json", "train_config.json", "eval.json"):
+    evaluate_checkpoint(
+        EvalConfig(checkpoint=str(ckpt), data_dir=str(data), n=4, progress=False, max_new_tokens=48)
+    )
+    for name in (
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "generation_config.json",
+        "train_config.json",
+        "eval.json",
+    ):
         assert (ckpt / name).exists(), name
     conf = json.loads((ckpt / "config.json").read_text())
     assert conf["architectures"] == ["LlamaForCausalLM"]
@@ -46,12 +72,26 @@ def test_tiny_pipeline(tmp_path: Path) -> None:
     assert 0.0 <= log[-1]["eval_token_acc"] <= 1.0
 
     report = json.loads((ckpt / "eval.json").read_text())
-    assert set(report["splits"]) == {"test", "heldout_templates", "heldout_values", "heldout_combos", "handwritten"}
+    assert set(report["splits"]) == {
+        "test",
+        "heldout_templates",
+        "heldout_values",
+        "heldout_combos",
+        "handwritten",
+    }
     for s in report["splits"].values():
         assert s["n"] == 4
-        for key in ("exact_match", "intent_accuracy", "tool_sequence_accuracy", "dependency_accuracy",
-                    "argument_accuracy", "insufficient_precision", "insufficient_recall",
-                    "schema_valid_constrained", "schema_valid_unconstrained"):
+        for key in (
+            "exact_match",
+            "intent_accuracy",
+            "tool_sequence_accuracy",
+            "dependency_accuracy",
+            "argument_accuracy",
+            "insufficient_precision",
+            "insufficient_recall",
+            "schema_valid_constrained",
+            "schema_valid_unconstrained",
+        ):
             assert s[key] is None or 0.0 <= s[key] <= 1.0, key
         assert s["exact_match"] is not None and s["schema_valid_constrained"] is not None
         assert s["tokens_per_plan"] > 0

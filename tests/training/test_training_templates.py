@@ -1,4 +1,5 @@
 """The extra training templates: known intents, training-only, and cheap to label."""
+
 from __future__ import annotations
 
 from importlib import import_module
@@ -24,7 +25,7 @@ def test_extra_templates_are_training_templates() -> None:
             ts = spec.zh if lang == "zh" else spec.en
             train_ids, held_ids = template_ids(spec, lang)
             extra = more_templates(spec.name, lang)
-            assert ts[:len(extra)] == extra
+            assert ts[: len(extra)] == extra
             assert not set(held_ids) & set(range(len(extra)))
             assert all(not t.startswith("~") for t in extra)
 

@@ -1,5 +1,6 @@
 """Plan engines: the lean CPU engine (KV cache, xgrammar masks, jump-forward, dynamic batching)
 and the vLLM engine, behind one :class:`PlanEngine` interface. See :func:`load_engine`."""
+
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
 
 __all__ = ["GenerationStats", "PlanEngine", "PlanRequest", "PlanResult", "load_engine"]

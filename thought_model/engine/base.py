@@ -7,6 +7,7 @@ synchronous and batched; ``agenerate`` is the async variant the server uses (the
 :class:`~tao.contracts.ErrorInfo` (``LLM_OUTPUT_MALFORMED``, ``BUDGET_EXHAUSTED`` for a missed
 deadline, ...), never both, plus per-request :class:`GenerationStats`.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -38,9 +39,13 @@ class GenerationStats:
     ms: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"prompt_tokens": self.prompt_tokens, "generated_tokens": self.generated_tokens,
-                "forward_passes": self.forward_passes, "jump_forward_tokens": self.jump_forward_tokens,
-                "ms": round(self.ms, 3)}
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "generated_tokens": self.generated_tokens,
+            "forward_passes": self.forward_passes,
+            "jump_forward_tokens": self.jump_forward_tokens,
+            "ms": round(self.ms, 3),
+        }
 
 
 @dataclass

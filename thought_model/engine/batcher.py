@@ -1,13 +1,15 @@
 """Dynamic batching: one worker thread gathers requests for a short window and runs them together."""
+
 from __future__ import annotations
 
 import queue
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Callable, Generic, TypeVar
+from typing import Generic, TypeVar
 
 Req = TypeVar("Req")
 Res = TypeVar("Res")
@@ -22,8 +24,13 @@ class BatcherConfig:
 class DynamicBatcher(Generic[Req, Res]):
     """Feeds ``run_batch(list[Req]) -> list[Res]`` from a queue on a single worker thread."""
 
-    def __init__(self, run_batch: Callable[[list[Req]], list[Res]], config: BatcherConfig,
-                 on_start: Callable[[], None] | None = None, name: str = "plan-batcher") -> None:
+    def __init__(
+        self,
+        run_batch: Callable[[list[Req]], list[Res]],
+        config: BatcherConfig,
+        on_start: Callable[[], None] | None = None,
+        name: str = "plan-batcher",
+    ) -> None:
         self._run, self.cfg, self._on_start = run_batch, config, on_start
         self._q: queue.Queue[tuple[Req, Future] | None] = queue.Queue()
         self._closed = False
@@ -75,7 +82,7 @@ class DynamicBatcher(Generic[Req, Res]):
         self.batch_sizes[len(live)] += 1
         try:
             results = self._run([r for r, _ in live])
-        except BaseException as exc:  # noqa: BLE001 - delivered to every waiting caller
+        except BaseException as exc:
             for _, f in live:
                 f.set_exception(exc)
             return

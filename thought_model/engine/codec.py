@@ -6,11 +6,13 @@ prompt format the checkpoint was trained on. :class:`GenericCodec` is a self-con
 (used by tests on random tiny models): a plain prompt and a plan schema built from the reference
 registry in which step ``k`` is ``t{k}`` and may depend only on earlier steps.
 """
+
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from tao.contracts import ErrorInfo, ErrorType, InsufficientContext, ThoughtPlan
 from thought_model.engine.base import PlanRequest
@@ -26,7 +28,9 @@ class PlanCodec(Protocol):
 
     def slots(self, request: PlanRequest, ctx: Any) -> frozenset[str] | None: ...
 
-    def parse(self, text: str, request: PlanRequest, ctx: Any = None) -> ThoughtPlan | InsufficientContext: ...
+    def parse(
+        self, text: str, request: PlanRequest, ctx: Any = None
+    ) -> ThoughtPlan | InsufficientContext: ...
 
 
 class OutputMalformed(ValueError):
@@ -49,7 +53,7 @@ def error_info_from(exc: BaseException) -> ErrorInfo:
             info = to_info()
             if isinstance(info, ErrorInfo):
                 return info
-        except Exception:  # noqa: BLE001 - fall back to the generic mapping below
+        except Exception:
             pass
     return ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED, message=str(exc)[:500] or type(exc).__name__)
 
@@ -109,18 +113,37 @@ class GenericCodec:
                 deps: dict[str, Any] = {"type": "array", "maxItems": 0}
                 if k > 1:
                     deps = {"type": "array", "maxItems": 1, "items": {"enum": [f"t{i}" for i in range(1, k)]}}
-                variants.append({"type": "object", "additionalProperties": False,
-                                 "required": ["step_id", "tool", "arguments", "dependencies"],
-                                 "properties": {"step_id": {"const": f"t{k}"}, "tool": {"const": s.name},
-                                                "arguments": s.args_schema, "dependencies": deps}})
+                variants.append(
+                    {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["step_id", "tool", "arguments", "dependencies"],
+                        "properties": {
+                            "step_id": {"const": f"t{k}"},
+                            "tool": {"const": s.name},
+                            "arguments": s.args_schema,
+                            "dependencies": deps,
+                        },
+                    }
+                )
             return {"anyOf": variants}
 
-        plan = {"type": "object", "additionalProperties": False, "required": ["version", "intent", "steps"],
-                "properties": {"version": {"const": "1.0"},
-                               "intent": {"type": "string", "pattern": "^[a-z][a-z0-9_]{1,15}$"},
-                               "steps": {"type": "array", "minItems": 1, "maxItems": self.max_steps,
-                                         "prefixItems": [step(k) for k in range(1, self.max_steps + 1)],
-                                         "items": False}}}
+        plan = {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["version", "intent", "steps"],
+            "properties": {
+                "version": {"const": "1.0"},
+                "intent": {"type": "string", "pattern": "^[a-z][a-z0-9_]{1,15}$"},
+                "steps": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": self.max_steps,
+                    "prefixItems": [step(k) for k in range(1, self.max_steps + 1)],
+                    "items": False,
+                },
+            },
+        }
         return plan
 
     def parse(self, text: str, request: PlanRequest, ctx: Any = None) -> ThoughtPlan | InsufficientContext:
@@ -129,15 +152,22 @@ class GenericCodec:
         try:
             data = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
-            raise OutputMalformed(ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED,
-                                            message=f"model output is not JSON: {exc}")) from None
+            raise OutputMalformed(
+                ErrorInfo(
+                    error_type=ErrorType.LLM_OUTPUT_MALFORMED, message=f"model output is not JSON: {exc}"
+                )
+            ) from None
         try:
             if isinstance(data, dict) and data.get("error") == "insufficient_context":
                 return InsufficientContext.model_validate(data)
             return ThoughtPlan.model_validate(data)
         except ValueError as exc:
-            raise OutputMalformed(ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED,
-                                            message=f"model output is not a plan: {exc}"[:500])) from None
+            raise OutputMalformed(
+                ErrorInfo(
+                    error_type=ErrorType.LLM_OUTPUT_MALFORMED,
+                    message=f"model output is not a plan: {exc}"[:500],
+                )
+            ) from None
 
 
 @dataclass
@@ -180,7 +210,11 @@ class ModelCodec:
             specs = self._tools(tools)
             if not specs:
                 raise ValueError("no known tool in the requested subset")
-            hit = self.output_json_schema(specs) if slots is None else self.output_json_schema(specs, slots=slots)
+            hit = (
+                self.output_json_schema(specs)
+                if slots is None
+                else self.output_json_schema(specs, slots=slots)
+            )
             if len(self._schemas) >= _MAX_CACHED:  # bounded: slot sets are few, but not unbounded
                 self._schemas.pop(next(iter(self._schemas)))
             self._schemas[key] = hit

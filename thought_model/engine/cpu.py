@@ -6,6 +6,7 @@ Usage::
     [result] = engine.generate([PlanRequest("查询上个月的订单状态")])
     result.output  # ThoughtPlan | InsufficientContext, or result.error (ErrorInfo)
 """
+
 from __future__ import annotations
 
 import json
@@ -84,8 +85,9 @@ class CpuEngine(PlanEngine):
 
     name = "cpu"
 
-    def __init__(self, checkpoint: str | Path, config: CpuEngineConfig | None = None,
-                 codec: PlanCodec | None = None) -> None:
+    def __init__(
+        self, checkpoint: str | Path, config: CpuEngineConfig | None = None, codec: PlanCodec | None = None
+    ) -> None:
         from transformers import LlamaForCausalLM
 
         self.checkpoint = Path(checkpoint)
@@ -104,8 +106,9 @@ class CpuEngine(PlanEngine):
         self._by_tools: dict[tuple[str, ...] | None, xgr.CompiledGrammar] = {}
         self.decoder = Decoder(self.model, self.tokenizer, self.vocab_size, self.eos_id, self.cfg.decode)
         self._lock = threading.Lock()
-        self._batcher = DynamicBatcher(self._run_batch, self.cfg.batch,
-                                       on_start=lambda: torch.set_num_threads(self.cfg.threads))
+        self._batcher = DynamicBatcher(
+            self._run_batch, self.cfg.batch, on_start=lambda: torch.set_num_threads(self.cfg.threads)
+        )
 
     # -- public API ---------------------------------------------------------------------------
     def generate(self, requests: list[PlanRequest]) -> list[PlanResult]:
@@ -131,20 +134,34 @@ class CpuEngine(PlanEngine):
         try:
             prompt, ctx = self.codec.prepare(request)
             grammar = self._grammar_for(request.tools, self.codec.slots(request, ctx))
-        except Exception as exc:  # noqa: BLE001 - bad tool subset etc. become typed errors
-            return PlanResult(error=ErrorInfo(error_type=ErrorType.TOOL_UNKNOWN if request.tools else
-                                              ErrorType.PLAN_INVALID, message=str(exc)[:500], field="/tools"))
+        except Exception as exc:
+            return PlanResult(
+                error=ErrorInfo(
+                    error_type=ErrorType.TOOL_UNKNOWN if request.tools else ErrorType.PLAN_INVALID,
+                    message=str(exc)[:500],
+                    field="/tools",
+                )
+            )
         ids = self.tokenizer.encode(prompt, add_special_tokens=False)  # prompts carry their own BOS
         limit = min(self.cfg.max_prompt_tokens, self.model.max_positions - 16)
         if len(ids) > limit:
-            return PlanResult(error=ErrorInfo(error_type=ErrorType.BUDGET_EXHAUSTED, field="/text",
-                                              message=f"prompt has {len(ids)} tokens, limit {limit}"))
+            return PlanResult(
+                error=ErrorInfo(
+                    error_type=ErrorType.BUDGET_EXHAUSTED,
+                    field="/text",
+                    message=f"prompt has {len(ids)} tokens, limit {limit}",
+                )
+            )
         deadline = submitted + request.deadline_s if request.deadline_s else None
-        row = Row(prompt_ids=ids, grammar=grammar, deadline=deadline, max_new=self.model.max_positions - len(ids))
+        row = Row(
+            prompt_ids=ids, grammar=grammar, deadline=deadline, max_new=self.model.max_positions - len(ids)
+        )
         row.ctx = ctx
         return row
 
-    def _grammar_for(self, tools: list[str] | None, slots: frozenset[str] | None = None) -> xgr.CompiledGrammar:
+    def _grammar_for(
+        self, tools: list[str] | None, slots: frozenset[str] | None = None
+    ) -> xgr.CompiledGrammar:
         """The compiled grammar of a tool subset and (per request) the slots its perception found."""
         key = (None if tools is None else tuple(sorted(set(tools))), slots)
         hit = self._by_tools.get(key)
@@ -172,16 +189,27 @@ class CpuEngine(PlanEngine):
         text = self.decoder.text(row)
         row.stats.ms = (time.perf_counter() - submitted) * 1000.0
         if row.error == "deadline":
-            return PlanResult(error=ErrorInfo(error_type=ErrorType.BUDGET_EXHAUSTED, retryable=True,
-                                              message=f"deadline of {req.deadline_s}s exceeded"),
-                              stats=row.stats, text=text)
+            return PlanResult(
+                error=ErrorInfo(
+                    error_type=ErrorType.BUDGET_EXHAUSTED,
+                    retryable=True,
+                    message=f"deadline of {req.deadline_s}s exceeded",
+                ),
+                stats=row.stats,
+                text=text,
+            )
         if row.error is not None:
-            msg = {"length": f"output exceeded {row.max_new} tokens (max_new_tokens or context window)",
-                   "grammar": "no token allowed by the grammar"}[row.error]
-            return PlanResult(error=ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED, message=msg),
-                              stats=row.stats, text=text)
+            msg = {
+                "length": f"output exceeded {row.max_new} tokens (max_new_tokens or context window)",
+                "grammar": "no token allowed by the grammar",
+            }[row.error]
+            return PlanResult(
+                error=ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED, message=msg),
+                stats=row.stats,
+                text=text,
+            )
         try:
             output = self.codec.parse(text, req, row.ctx)
-        except Exception as exc:  # noqa: BLE001 - any parser failure is a typed malformed-output error
+        except Exception as exc:
             return PlanResult(error=error_info_from(exc), stats=row.stats, text=text)
         return PlanResult(output=output, stats=row.stats, text=text)

@@ -9,6 +9,7 @@ constrained greedy decoding (no retokenization drift), while every forward pass 
 plus all the forced tokens the model agrees with. A mismatch just rolls the row's cache length
 back; nothing is recomputed.
 """
+
 from __future__ import annotations
 
 import time
@@ -49,13 +50,24 @@ class Row:
 class Decoder:
     """Runs :class:`Row` batches through a :class:`LeanLlama` under their grammars."""
 
-    def __init__(self, model: LeanLlama, tokenizer, vocab_size: int, eos_id: int, config: DecodeConfig) -> None:
-        self.model, self.tok, self.vocab_size, self.eos_id, self.cfg = model, tokenizer, vocab_size, eos_id, config
+    def __init__(
+        self, model: LeanLlama, tokenizer, vocab_size: int, eos_id: int, config: DecodeConfig
+    ) -> None:
+        self.model, self.tok, self.vocab_size, self.eos_id, self.cfg = (
+            model,
+            tokenizer,
+            vocab_size,
+            eos_id,
+            config,
+        )
         self._jf_cache: dict[tuple[int, str], list[int]] = {}
         # compact JSON never contains raw control characters, but xgrammar's string rule lets
         # some through; tokens that decode to one are banned outright
-        banned = [i for i in range(min(vocab_size, len(tokenizer)))
-                  if i != eos_id and any(ord(c) < 0x20 for c in tokenizer.decode([i]))]
+        banned = [
+            i
+            for i in range(min(vocab_size, len(tokenizer)))
+            if i != eos_id and any(ord(c) < 0x20 for c in tokenizer.decode([i]))
+        ]
         self._banned = torch.tensor(banned, dtype=torch.long)
         self._banned_set = frozenset(banned)
 
@@ -171,7 +183,8 @@ class Decoder:
         need = matcher.fill_next_token_bitmask(bitmask, 0)
         best = int(torch.argmax(row).item())
         if best not in self._banned_set and (
-                not need or (int(bitmask[0, best >> 5].item()) >> (best & 31)) & 1):
+            not need or (int(bitmask[0, best >> 5].item()) >> (best & 31)) & 1
+        ):
             return best
         row = row.unsqueeze(0).clone()
         if need:

@@ -4,6 +4,7 @@ Rows come from the training data generator's held-out splits (whole templates, v
 combinations never seen in training); a prediction is correct when its plan (intent, steps with
 tools, arguments and dependencies) or insufficient-context error equals the expected one.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

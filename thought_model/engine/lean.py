@@ -8,6 +8,7 @@ step may feed a different number of new tokens per row (padded), which is what j
 dynamic batching need. Weights are taken from a loaded ``LlamaForCausalLM`` (so every rope variant
 transformers supports is honoured through its ``inv_freq``), and the logits match its forward.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,8 +30,16 @@ class _Layer:
 class KVCache:
     """Per-layer key/value buffers ``[batch, capacity, kv_heads, head_dim]`` plus row lengths."""
 
-    def __init__(self, n_layers: int, batch: int, capacity: int, kv_heads: int, head_dim: int,
-                 dtype: torch.dtype, device: torch.device) -> None:
+    def __init__(
+        self,
+        n_layers: int,
+        batch: int,
+        capacity: int,
+        kv_heads: int,
+        head_dim: int,
+        dtype: torch.dtype,
+        device: torch.device,
+    ) -> None:
         shape = (batch, capacity, kv_heads, head_dim)
         self.k = [torch.zeros(shape, dtype=dtype, device=device) for _ in range(n_layers)]
         self.v = [torch.zeros(shape, dtype=dtype, device=device) for _ in range(n_layers)]
@@ -65,16 +74,23 @@ class LeanLlama:
         self.layers: list[_Layer] = []
         for layer in m.layers:
             a, mlp = layer.self_attn, layer.mlp
-            if getattr(a.q_proj, "bias", None) is not None or getattr(mlp.gate_proj, "bias", None) is not None:
+            if (
+                getattr(a.q_proj, "bias", None) is not None
+                or getattr(mlp.gate_proj, "bias", None) is not None
+            ):
                 raise ValueError("LeanLlama supports bias-free Llama projections only")
-            self.layers.append(_Layer(
-                ln_in=layer.input_layernorm.weight.detach(),
-                qkv=torch.cat([a.q_proj.weight, a.k_proj.weight, a.v_proj.weight], 0).detach().contiguous(),
-                o=a.o_proj.weight.detach(),
-                ln_post=layer.post_attention_layernorm.weight.detach(),
-                gate_up=torch.cat([mlp.gate_proj.weight, mlp.up_proj.weight], 0).detach().contiguous(),
-                down=mlp.down_proj.weight.detach(),
-            ))
+            self.layers.append(
+                _Layer(
+                    ln_in=layer.input_layernorm.weight.detach(),
+                    qkv=torch.cat([a.q_proj.weight, a.k_proj.weight, a.v_proj.weight], 0)
+                    .detach()
+                    .contiguous(),
+                    o=a.o_proj.weight.detach(),
+                    ln_post=layer.post_attention_layernorm.weight.detach(),
+                    gate_up=torch.cat([mlp.gate_proj.weight, mlp.up_proj.weight], 0).detach().contiguous(),
+                    down=mlp.down_proj.weight.detach(),
+                )
+            )
         self.inter = self.layers[0].down.shape[1] if self.layers else 0
         rot = m.rotary_emb
         self.max_positions = int(max_positions or cfg.max_position_embeddings)
@@ -91,7 +107,9 @@ class LeanLlama:
     def new_cache(self, batch: int, capacity: int) -> KVCache:
         if capacity > self.table_size:
             raise ValueError(f"cache capacity {capacity} exceeds the rotary table ({self.table_size})")
-        return KVCache(len(self.layers), batch, capacity, self.kv_heads, self.head_dim, self.dtype, self.device)
+        return KVCache(
+            len(self.layers), batch, capacity, self.kv_heads, self.head_dim, self.dtype, self.device
+        )
 
     def _rms(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
         if x.dtype == torch.float32:
@@ -107,8 +125,9 @@ class LeanLlama:
         return x * cos + rot * sin
 
     @torch.inference_mode()
-    def forward(self, tokens: torch.Tensor, n_new: torch.Tensor, cache: KVCache,
-                logits_from: int = 0) -> torch.Tensor:
+    def forward(
+        self, tokens: torch.Tensor, n_new: torch.Tensor, cache: KVCache, logits_from: int = 0
+    ) -> torch.Tensor:
         """Feed ``tokens [B, n]`` (row ``b`` has ``n_new[b]`` real tokens, the rest padding) at
         positions ``cache.lengths[b] + j``; returns the logits ``[B, n - logits_from, vocab]``
         (float32) of positions ``logits_from..n-1`` (earlier ones are never read, e.g. a prompt).
@@ -130,20 +149,29 @@ class LeanLlama:
         for li, L in enumerate(self.layers):
             x = self._rms(h, L.ln_in)
             qkv = F.linear(x, L.qkv)
-            qk = self._rope(qkv[..., :self.q_size + self.kv_size].view(B, n, self.n_heads + self.kv_heads,
-                                                                       self.head_dim), cos, sin)  # q and k at once
-            q, k = qk[:, :, :self.n_heads], qk[:, :, self.n_heads:]
-            v = qkv[..., self.q_size + self.kv_size:].view(B, n, self.kv_heads, self.head_dim)
+            qk = self._rope(
+                qkv[..., : self.q_size + self.kv_size].view(
+                    B, n, self.n_heads + self.kv_heads, self.head_dim
+                ),
+                cos,
+                sin,
+            )  # q and k at once
+            q, k = qk[:, :, : self.n_heads], qk[:, :, self.n_heads :]
+            v = qkv[..., self.q_size + self.kv_size :].view(B, n, self.kv_heads, self.head_dim)
             kc, vc = cache.k[li], cache.v[li]
             kc[rows, pos] = k
             vc[rows, pos] = v
             att = F.scaled_dot_product_attention(
-                q.transpose(1, 2), kc[:, :T].transpose(1, 2), vc[:, :T].transpose(1, 2),
-                attn_mask=mask, enable_gqa=self.kv_heads != self.n_heads)
+                q.transpose(1, 2),
+                kc[:, :T].transpose(1, 2),
+                vc[:, :T].transpose(1, 2),
+                attn_mask=mask,
+                enable_gqa=self.kv_heads != self.n_heads,
+            )
             h = h + F.linear(att.transpose(1, 2).reshape(B, n, self.q_size), L.o)
             x = self._rms(h, L.ln_post)
             gu = F.linear(x, L.gate_up)
-            h = h + F.linear(F.silu(gu[..., :self.inter]) * gu[..., self.inter:], L.down)
+            h = h + F.linear(F.silu(gu[..., : self.inter]) * gu[..., self.inter :], L.down)
         if logits_from:
             h = h[:, logits_from:]
         return F.linear(self._rms(h, self.norm), self.lm_head).float()

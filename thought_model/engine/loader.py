@@ -4,6 +4,7 @@
 environment variable ``TAO_ENGINE`` overrides the ``kind`` argument's default (``auto``); an
 explicit ``kind`` other than ``auto`` wins over the environment.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,7 +26,7 @@ def _gpu_present() -> bool:
         import torch
 
         return bool(torch.cuda.is_available())
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
 
 
@@ -46,8 +47,14 @@ def resolve_kind(kind: str | None = None) -> str:
     return kind
 
 
-def load_engine(kind: str | None = "auto", checkpoint: str | Path | None = None, *,
-                codec: PlanCodec | None = None, cpu_config=None, vllm_config=None) -> PlanEngine:
+def load_engine(
+    kind: str | None = "auto",
+    checkpoint: str | Path | None = None,
+    *,
+    codec: PlanCodec | None = None,
+    cpu_config=None,
+    vllm_config=None,
+) -> PlanEngine:
     """Build the engine for ``kind`` over ``checkpoint`` (default: the embedded default model)."""
     ckpt = Path(checkpoint) if checkpoint else Path(os.environ.get("TAO_CHECKPOINT") or DEFAULT_CHECKPOINT)
     if not (ckpt / "config.json").is_file():

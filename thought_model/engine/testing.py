@@ -5,6 +5,7 @@ the engine must be generic over (checkpoint, schema, prompt). The tokenizer is t
 ``tokenizers`` library on a few hundred synthetic JSON plan strings, so JSON keys and punctuation
 merge into multi-character tokens as they would for a real plan model.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,12 +27,24 @@ def plan_corpus(n: int = 400, seed: int = 0) -> list[str]:
         steps = []
         for s in range(rng.randint(1, 3)):
             tool = rng.choice(TINY_TOOLS)
-            args = {"city": rng.choice(["Beijing", "上海", "Paris"])} if tool == "get_weather" else \
-                {"user_id": f"U{rng.randint(0, 99999999):08d}"}
-            steps.append({"step_id": f"t{s + 1}", "tool": tool, "arguments": args,
-                          "dependencies": [f"t{s}"] if s else []})
-        plan = {"version": "1.0", "intent": rng.choice(["query_weather", "order_status", "notify"]),
-                "steps": steps}
+            args = (
+                {"city": rng.choice(["Beijing", "上海", "Paris"])}
+                if tool == "get_weather"
+                else {"user_id": f"U{rng.randint(0, 99999999):08d}"}
+            )
+            steps.append(
+                {
+                    "step_id": f"t{s + 1}",
+                    "tool": tool,
+                    "arguments": args,
+                    "dependencies": [f"t{s}"] if s else [],
+                }
+            )
+        plan = {
+            "version": "1.0",
+            "intent": rng.choice(["query_weather", "order_status", "notify"]),
+            "steps": steps,
+        }
         out.append(json.dumps(plan, ensure_ascii=False, separators=(",", ":")))
         out.append(f"request: 查询订单 {i} weather in Paris tomorrow\nplan:")
     return out
@@ -45,14 +58,26 @@ def train_tokenizer(vocab_size: int = 512):
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=[PAD, BOS, EOS],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[PAD, BOS, EOS],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     tok.train_from_iterator(plan_corpus(), trainer=trainer)
     return PreTrainedTokenizerFast(tokenizer_object=tok, bos_token=BOS, eos_token=EOS, pad_token=PAD)
 
 
-def build_tiny_checkpoint(dst: Path, *, hidden: int = 128, layers: int = 2, heads: int = 4,
-                          kv_heads: int = 2, seed: int = 0, max_positions: int = 2048) -> Path:
+def build_tiny_checkpoint(
+    dst: Path,
+    *,
+    hidden: int = 128,
+    layers: int = 2,
+    heads: int = 4,
+    kv_heads: int = 2,
+    seed: int = 0,
+    max_positions: int = 2048,
+) -> Path:
     """Write a random ``LlamaForCausalLM`` + tokenizer in HF format to ``dst`` and return it."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
@@ -61,10 +86,19 @@ def build_tiny_checkpoint(dst: Path, *, hidden: int = 128, layers: int = 2, head
     dst.mkdir(parents=True, exist_ok=True)
     tok = train_tokenizer()
     torch.manual_seed(seed)
-    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=hidden, intermediate_size=hidden * 3,
-                      num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv_heads,
-                      max_position_embeddings=max_positions, bos_token_id=tok.bos_token_id,
-                      eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id, tie_word_embeddings=False)
+    cfg = LlamaConfig(
+        vocab_size=len(tok),
+        hidden_size=hidden,
+        intermediate_size=hidden * 3,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
+        max_position_embeddings=max_positions,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+        pad_token_id=tok.pad_token_id,
+        tie_word_embeddings=False,
+    )
     model = LlamaForCausalLM(cfg)
     with torch.no_grad():  # a larger init spread makes greedy choices less tie-prone
         model.lm_head.weight.mul_(4.0)

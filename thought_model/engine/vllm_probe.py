@@ -6,6 +6,7 @@ and prints ``{"available", "reason", "results": [{"ok", "text", "plan", "error",
 "runs": [results, ...]}`` on stdout's last line. vLLM's CPU worker rebinds the process's threads and
 replaces ``torch.set_num_threads``, so tests and benchmarks keep it out of their own process.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,17 +36,31 @@ def main(argv: list[str] | None = None) -> int:
     outs = []
     for run in runs:  # one engine at a time (each is closed before the next starts)
         codec = GenericCodec() if run.get("codec") == "generic" else default_codec()
-        cfg = VllmEngineConfig(dtype=run.get("dtype", "float32"), max_new_tokens=int(run.get("max_new_tokens", 256)),
-                               max_model_len=int(run.get("max_model_len", 1024)))
+        cfg = VllmEngineConfig(
+            dtype=run.get("dtype", "float32"),
+            max_new_tokens=int(run.get("max_new_tokens", 256)),
+            max_model_len=int(run.get("max_model_len", 1024)),
+        )
         engine = VllmEngine(run.get("checkpoint") or argv[0], cfg, codec=codec)
         try:
             reqs = [PlanRequest(text=r["text"], tools=r.get("tools")) for r in run.get("requests", [])]
             results = engine.generate(reqs)
         finally:
             engine.close()
-        outs.append([{"ok": r.ok, "text": r.text, "stats": r.stats.as_dict(),
-                      "plan": r.output.model_dump(mode="json", exclude={"thought_id", "created_at"}) if r.output else None,
-                      "error": r.error.model_dump(mode="json") if r.error else None} for r in results])
+        outs.append(
+            [
+                {
+                    "ok": r.ok,
+                    "text": r.text,
+                    "stats": r.stats.as_dict(),
+                    "plan": r.output.model_dump(mode="json", exclude={"thought_id", "created_at"})
+                    if r.output
+                    else None,
+                    "error": r.error.model_dump(mode="json") if r.error else None,
+                }
+                for r in results
+            ]
+        )
     print(json.dumps({"available": True, "reason": "", "results": outs[0], "runs": outs}, ensure_ascii=False))
     return 0
 

@@ -7,6 +7,7 @@ stay held out and the held-out-template split is unchanged. They were written wi
 the held-out templates (the authors saw only the intent's plan, its slots and its other training
 templates), so that split keeps measuring phrasings never trained on.
 """
+
 from __future__ import annotations
 
 from importlib import import_module

@@ -8,6 +8,7 @@ Notes for editors (perception quirks these templates work around):
 - no {when}/{day} right after a digit-final slot such as {room} or {amount} ("R690 May 6" loses
   the date), and no "in {day}" ("in 5 days ago").
 """
+
 from __future__ import annotations
 
 # polite endings after the last free-text slot (so noise suffixes cannot run into it)
@@ -25,7 +26,8 @@ MORE: dict[str, tuple[str, ...]] = {
         "can I claim {amount} for {category}? reason: {desc}. it was {day}",
         "log an expense: {category}, description: {desc}, {amount}, {day}",
         "put in a reimbursement request for {amount} ({category}, {day}), description: {desc}. receipt attached",
-        "I [covered|fronted|paid for] a {category} bill of {amount} out of pocket {day} and want it back, reason: {desc}" + _TY,
+        "I [covered|fronted|paid for] a {category} bill of {amount} out of pocket {day} and want it back, reason: {desc}"
+        + _TY,
         "please reimburse me {amount} for {category} expenses from {day}, with a note saying {desc}" + _TY,
         "expense claim for {category}, description: {desc}, {amount} spent {day}",
         "record a {category} expense dated {day}, description: {desc}, {amount}",
@@ -33,7 +35,8 @@ MORE: dict[str, tuple[str, ...]] = {
         "{amount} for {category} {day} needs to be reimbursed, description: {desc}" + _TY,
         "could you raise an expense under {category}? description: {desc}, {amount}, {day}",
         "claim back {amount} I spent on {category} {day}, for the purpose of {desc}" + _TY,
-        "submit this expense [please|for me]: category {category}, amount {amount}, date {day}, description: {desc}" + _TY,
+        "submit this expense [please|for me]: category {category}, amount {amount}, date {day}, description: {desc}"
+        + _TY,
         # omit required slots -> insufficient_context
         "I want to get reimbursed for a {category} expense",
         "submit an expense of {amount} for {day}",

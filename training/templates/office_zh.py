@@ -1,4 +1,5 @@
 """Extra training templates (office intents, zh); see :mod:`training.templates`."""
+
 from __future__ import annotations
 
 MORE: dict[str, tuple[str, ...]] = {

@@ -7,6 +7,7 @@ text), except the {name}'s possessive; no time words such as now/currently (they
 dates). Templates under a ``missing`` comment omit a required slot on purpose: the generator
 labels them insufficient_context.
 """
+
 from __future__ import annotations
 
 MORE: dict[str, tuple[str, ...]] = {
