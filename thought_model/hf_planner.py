@@ -16,10 +16,9 @@ from typing import Any
 import torch
 
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan, ToolSpec
+from thought_model.checkpoint import DEFAULT_CHECKPOINT
 from thought_model.grammar import OutputGrammarCompiler, make_logits_processor, parse_output, request_slots
 from thought_model.prompt import EOS_TOKEN, PAD_TOKEN, PreparedPrompt, prepare_prompt
-
-DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "default"
 
 
 def checkpoint_intents(checkpoint: str | Path) -> list[str] | None:

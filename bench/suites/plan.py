@@ -29,10 +29,9 @@ from bench.common import (
     versions,
     write_json,
 )
+from thought_model.checkpoint import CHECKPOINTS, DEFAULT_CHECKPOINT
 
-ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_CHECKPOINT = ROOT / "thought_model" / "checkpoints" / "default"
-TINY_CHECKPOINT = ROOT / "thought_model" / "checkpoints" / "tiny"
+TINY_CHECKPOINT = CHECKPOINTS / "tiny"
 
 
 def _score(results, cases, wall_s: float, validator) -> dict[str, Any]:
@@ -92,7 +91,8 @@ def _hf_unconstrained(checkpoint: Path, codec, cases, max_new: int):
         ids = torch.tensor([tok.encode(codec.prompt(c.request), add_special_tokens=False)])
         t = time.perf_counter()
         with torch.inference_mode():
-            out = model.generate(
+            # transformers types generate()'s self as a protocol its own models do not satisfy
+            out = model.generate(  # pyright: ignore[reportAttributeAccessIssue]
                 ids,
                 max_new_tokens=max_new,
                 do_sample=False,
@@ -260,7 +260,7 @@ def run(quick: bool = False, checkpoint: Path | None = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.suites.plan", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m bench.suites.plan", description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", type=Path, default=RESULTS_DIR / "plan.json")
     ap.add_argument("--checkpoint", type=Path, default=None, help="default: checkpoints/default, else tiny")

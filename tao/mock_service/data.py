@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from tao.redact import luhn_ok, valid_cn_id
+from tao.trace.redact import luhn_ok, valid_cn_id
 
 _SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗高"
 _GIVEN = [

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DEFAULT_CHECKPOINT = Path(__file__).resolve().parents[2] / "thought_model" / "checkpoints" / "default"
+from thought_model.checkpoint import DEFAULT_CHECKPOINT
 
 
 @dataclass

@@ -54,8 +54,8 @@ class RunHolder:
         if self.runtime is None:
             async with self._lock:
                 if self.runtime is None:
-                    from tao.loop import LoopConfig
-                    from tao.runtime import Runtime, RuntimeConfig
+                    from tao.loop.loop import LoopConfig
+                    from tao.loop.runtime import Runtime, RuntimeConfig
 
                     path = self.config.extra.get("trajectory_path") or os.environ.get("TAO_TRAJECTORY_PATH")
                     store = self._store()
@@ -72,7 +72,7 @@ class RunHolder:
         return self.runtime
 
     def _store(self):
-        from tao.session import MemorySessionStore, RedisSessionStore
+        from tao.loop.session import MemorySessionStore, RedisSessionStore
 
         if self.config.redis_url:
             return RedisSessionStore.from_url(self.config.redis_url)
@@ -136,8 +136,8 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         },
     )
     async def run(request: Request) -> Response:
-        from tao.permissions import approve_tools
-        from tao.planner import EnginePlanner, ReplayPlanner
+        from tao.action.permissions import approve_tools
+        from tao.loop.planner import EnginePlanner, ReplayPlanner
 
         body = _parse(await request.body())
         if body.plan is not None:

@@ -59,7 +59,7 @@ def test_equals_the_dict_path_and_other_results(checker) -> None:
 
 def test_item_assignment_and_pydantic(checker) -> None:
     obs = checker.check(action(ORDER))
-    obs["error_type"] = "TOOL_TRANSIENT"  # what tao.observer does on the dict
+    obs["error_type"] = "TOOL_TRANSIENT"  # what tao.observe.observer does on the dict
     assert obs["error_type"] == "TOOL_TRANSIENT" and obs.get("error_type") == "TOOL_TRANSIENT"
     assert obs.error_type == "TOOL_TRANSIENT"
     del obs["error_type"]

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tao.action.executor import ExecutorConfig, ToolExecutor
+from tao.action.registry import ToolRegistry
 from tao.contracts import SessionState
-from tao.executor import ExecutorConfig, ToolExecutor
-from tao.loop import LoopConfig, TaoLoop
-from tao.planner import ReplayPlanner
-from tao.registry import ToolRegistry
-from tao.trajectory import MemorySink
+from tao.loop.loop import LoopConfig, TaoLoop
+from tao.loop.planner import ReplayPlanner
+from tao.trace.trajectory import MemorySink
 from training.reference_registry import reference_tools
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from thought_model.checkpoint import DEFAULT_CHECKPOINT
 from thought_model.engine.base import PlanEngine
 from thought_model.engine.codec import PlanCodec
 
-DEFAULT_CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "default"
 KINDS = ("auto", "cpu", "vllm")
 
 

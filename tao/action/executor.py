@@ -1,0 +1,242 @@
+"""ToolExecutor: runs one tool call under its contract and returns an :class:`ActionResult`.
+
+Order (see DESIGN.md, 'Action'): permission gate → argument validation (no call on failure) →
+idempotency (key for non-idempotent tools, local dedup) → circuit breaker → call with timeout →
+retry with jitter (transient failures of idempotent tools only, at most the contract's budget) →
+fallback tool (breaker open or retries exhausted) → normalization and truncation. Nothing here
+raises for a tool's failure; every outcome is an ``ActionResult`` with a typed ``error_info``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tao.action.argcheck import validate_args
+from tao.action.breaker import BreakerBoard, BreakerConfig
+from tao.action.http_tools import CallContext
+from tao.action.idempotency import IdempotencyStore, idempotency_key
+from tao.action.normalize import truncate
+from tao.action.permissions import Approver, check_permission
+from tao.action.registry import RegisteredTool, ToolRegistry
+from tao.contracts import ActionResult, ErrorInfo, ErrorType, ToolSpec
+
+log = logging.getLogger("tao.executor")
+
+TRANSIENT = frozenset(
+    {
+        ErrorType.TOOL_TIMEOUT,
+        ErrorType.TOOL_TRANSIENT,
+        ErrorType.TOOL_MALFORMED_RESPONSE,
+        ErrorType.RATE_LIMITED,
+    }
+)
+FALLBACK_ON = TRANSIENT | {ErrorType.TOOL_CIRCUIT_OPEN}
+
+
+@dataclass
+class ExecutorConfig:
+    timeout_override_s: float | None = None  # global override of every contract's timeout_ms
+    jitter_s: tuple[float, float] = (0.1, 0.5)  # sleep before a retry
+    max_retries: int | None = None  # global cap on the contracts' retry budgets
+    breaker: BreakerConfig = field(default_factory=BreakerConfig)
+    use_fallback: bool = True
+
+
+@dataclass
+class ExecContext:
+    """Who is calling: ids for keys and headers, the approver, the wall-clock deadline."""
+
+    thought_id: str | None = None
+    step_id: str | None = None
+    trace_id: str | None = None
+    approver: Approver | None = None
+    deadline: float | None = None  # time.monotonic() value
+    headers: dict[str, str] = field(default_factory=dict)
+    attempt_tag: str = ""  # distinguishes correction retries in X-Request-ID, never in the key
+
+
+def _error(tool: str, step_id: str | None, et: ErrorType, msg: str, **kw: Any) -> ActionResult:
+    return ActionResult(
+        tool=tool, step_id=step_id, attempts=0, error_info=ErrorInfo(error_type=et, message=msg, **kw)
+    )
+
+
+class ToolExecutor:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        config: ExecutorConfig | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.registry = registry
+        self.config = config or ExecutorConfig()
+        self.breakers = BreakerBoard(self.config.breaker, clock)
+        self.idempotency = IdempotencyStore()
+        self.rng = rng or random.Random()
+        self.stats = {"calls": 0, "retries": 0, "dedup_hits": 0, "fallbacks": 0, "denied": 0}
+
+    async def execute(
+        self, tool: str, args: dict[str, Any], context: ExecContext | None = None, *, _fallback_depth: int = 0
+    ) -> ActionResult:
+        ctx = context or ExecContext()
+        reg = self.registry.get(tool)
+        if reg is None:
+            return _error(
+                tool,
+                ctx.step_id,
+                ErrorType.TOOL_UNKNOWN,
+                f"no tool named '{tool}' is registered",
+                field="/tool",
+                expected="one of " + ", ".join(self.registry.names()),
+                received=tool,
+            )
+        spec = reg.spec
+        denied = await check_permission(
+            spec, args, ctx.approver, thought_id=ctx.thought_id, step_id=ctx.step_id
+        )
+        if denied is not None:
+            self.stats["denied"] += 1
+            return ActionResult(tool=tool, step_id=ctx.step_id, attempts=0, error_info=denied)
+        errors = validate_args(spec.args_schema, args)
+        if errors:
+            first = errors[0]
+            more = (
+                f" (+{len(errors) - 1} more: " + "; ".join(e.message for e in errors[1:]) + ")"
+                if len(errors) > 1
+                else ""
+            )
+            return ActionResult(
+                tool=tool,
+                step_id=ctx.step_id,
+                attempts=0,
+                error_info=first.model_copy(update={"message": first.message + more}),
+            )
+        if spec.idempotent:
+            result = await self._run(reg, args, ctx, None, _fallback_depth)
+        else:
+            key = idempotency_key(ctx.thought_id, ctx.step_id, tool, args)
+            async with self.idempotency.lock(key):
+                cached = self.idempotency.get(key)
+                if cached is not None:
+                    self.stats["dedup_hits"] += 1
+                    log.info("dedup hit", extra={"thought_id": ctx.thought_id, "tool": tool})
+                    return cached.model_copy(update={"attempts": 0, "step_id": ctx.step_id})
+                result = await self._run(reg, args, ctx, key, _fallback_depth)
+                if result.error_info is None:
+                    self.idempotency.put(key, result)
+            self.idempotency.forget_lock(key)
+        return result
+
+    def _timeout_s(self, spec: ToolSpec, ctx: ExecContext) -> float:
+        t = self.config.timeout_override_s or spec.timeout_ms / 1000.0
+        if ctx.deadline is not None:
+            t = min(t, max(0.0, ctx.deadline - time.monotonic()))
+        return t
+
+    async def _run(
+        self, reg: RegisteredTool, args: dict[str, Any], ctx: ExecContext, key: str | None, depth: int
+    ) -> ActionResult:
+        spec = reg.spec
+        breaker = self.breakers.get(spec.name)
+        budget = spec.retry_budget if spec.idempotent else 0
+        if self.config.max_retries is not None:
+            budget = min(budget, self.config.max_retries)
+        result: ActionResult | None = None
+        attempts = 0
+        if not breaker.allow():
+            result = _error(
+                spec.name,
+                ctx.step_id,
+                ErrorType.TOOL_CIRCUIT_OPEN,
+                f"circuit open for '{spec.name}' (retry after {breaker.retry_after_s():.1f} s)",
+                retryable=False,
+            )
+        else:
+            while True:
+                attempts += 1
+                timeout = self._timeout_s(spec, ctx)
+                if timeout <= 0:
+                    breaker.release()  # not the tool's fault: free a half-open probe slot
+                    result = _error(
+                        spec.name, ctx.step_id, ErrorType.BUDGET_EXHAUSTED, "wall-time budget exhausted"
+                    )
+                    break
+                result = await self._call_once(reg, args, ctx, key, attempts, timeout)
+                et = result.error_info.error_type if result.error_info else None
+                if et in TRANSIENT:
+                    breaker.record_failure()
+                else:
+                    breaker.record_success()  # success, or a 4xx: the service is up
+                    break
+                if attempts > budget or not breaker.allow():
+                    break
+                self.stats["retries"] += 1
+                lo, hi = self.config.jitter_s
+                await asyncio.sleep(self.rng.uniform(lo, hi))
+            result = result.model_copy(update={"attempts": attempts})
+        et = result.error_info.error_type if result.error_info else None
+        if et in FALLBACK_ON and spec.fallback_tool and self.config.use_fallback and depth < 2:
+            fb = await self._fallback(spec, args, ctx, depth)
+            if fb is not None and fb.error_info is None:
+                result = fb.model_copy(
+                    update={"from_fallback": spec.name, "attempts": attempts + fb.attempts}
+                )
+        return truncate(result, spec.max_result_tokens)
+
+    async def _call_once(
+        self,
+        reg: RegisteredTool,
+        args: dict[str, Any],
+        ctx: ExecContext,
+        key: str | None,
+        attempt: int,
+        timeout: float,
+    ) -> ActionResult:
+        self.stats["calls"] += 1
+        rid = f"{ctx.trace_id or uuid.uuid4().hex}-{ctx.step_id or 's'}{ctx.attempt_tag}-a{attempt}"
+        cc = CallContext(
+            request_id=rid,
+            thought_id=ctx.thought_id,
+            step_id=ctx.step_id,
+            idempotency_key=key,
+            timeout_s=timeout,
+            headers=dict(ctx.headers),
+        )
+        t0 = time.perf_counter()
+        try:
+            res = await asyncio.wait_for(reg.transport(reg.spec, args, cc), timeout + 0.05)
+        except TimeoutError:
+            res = ActionResult(
+                tool=reg.spec.name,
+                step_id=ctx.step_id,
+                response_time_ms=(time.perf_counter() - t0) * 1000,
+                error_info=ErrorInfo(
+                    error_type=ErrorType.TOOL_TIMEOUT,
+                    retryable=True,
+                    message=f"no result within {timeout:.3f} s",
+                ),
+            )
+        return res.model_copy(update={"idempotency_key": key, "step_id": ctx.step_id})
+
+    async def _fallback(
+        self, spec: ToolSpec, args: dict[str, Any], ctx: ExecContext, depth: int
+    ) -> ActionResult | None:
+        fb_spec = self.registry.spec(spec.fallback_tool or "")
+        if fb_spec is None:
+            return None
+        props = (fb_spec.args_schema.get("properties") or {}).keys()
+        fb_args = {k: v for k, v in args.items() if k in props}
+        self.stats["fallbacks"] += 1
+        return await self.execute(fb_spec.name, fb_args, ctx, _fallback_depth=depth + 1)
+
+    async def aclose(self) -> None:
+        await self.registry.aclose()

@@ -1,0 +1,319 @@
+"""The TAO loop: plan → check plan → execute the DAG → observe → self-correct → final answer.
+
+``TaoLoop.run(request, session)`` never raises for a bad plan, tool or result: it returns a
+:class:`~tao.loop.report.RunReport` whose ``status`` is success / failed / needs_user /
+needs_approval with the error type. Every loop is bounded: re-plans (``max_replans``), per-step
+corrections (:class:`CorrectionBudget`), tool calls per run (``max_tool_calls``) and wall time
+(``wall_time_s``). Independent steps run concurrently; a step starts when its dependencies are
+done, with references and relative time symbols resolved deterministically.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from opentelemetry.trace import Tracer
+
+from tao.action.executor import ToolExecutor
+from tao.action.permissions import Approver
+from tao.contracts import ErrorInfo, ErrorType, EventKind, InsufficientContext, SessionState, ThoughtPlan
+from tao.loop.correction import HANDLERS, CorrectionBudget
+from tao.loop.plancheck import PlanValidator
+from tao.loop.planner import Planner, PlanOutcome
+from tao.loop.report import RunReport, StepRecord
+from tao.loop.session import SessionStore
+from tao.loop.steps import StepRunner
+from tao.observe.observer import Observer
+from tao.trace.trajectory import Sink, Trajectory, mark_error
+
+
+@dataclass
+class LoopConfig:
+    max_replans: int = 1
+    wall_time_s: float = 30.0
+    min_confidence: float = 0.5
+    max_concurrency: int = 4
+    max_tool_calls: int = 24
+    correction: CorrectionBudget = field(default_factory=CorrectionBudget)
+    retry_jitter_s: tuple[float, float] = (0.1, 0.5)
+    session_ttl_s: float = 3600.0
+
+
+@dataclass
+class _Stages:
+    thought: float = 0.0
+    action: float = 0.0
+    observation: float = 0.0
+
+
+class TaoLoop:
+    def __init__(
+        self,
+        planner: Planner,
+        executor: ToolExecutor,
+        *,
+        observer: Observer | None = None,
+        plan_validator: PlanValidator | None = None,
+        config: LoopConfig | None = None,
+        sinks: list[Sink] | None = None,
+        tracer: Tracer | None = None,
+        session_store: SessionStore | None = None,
+    ) -> None:
+        self.planner, self.executor = planner, executor
+        self.observer = observer or Observer()
+        self.plan_validator = plan_validator or PlanValidator(executor.registry.args_schemas())
+        self.config = config or LoopConfig()
+        self.sinks, self.tracer, self.session_store = list(sinks or []), tracer, session_store
+
+    async def run(
+        self,
+        request: str,
+        session: SessionState | None = None,
+        *,
+        approver: Approver | None = None,
+        headers: dict[str, str] | None = None,
+        trace_id: str | None = None,
+        thought_id: str | None = None,
+    ) -> RunReport:
+        t0 = time.perf_counter()
+        deadline = time.monotonic() + self.config.wall_time_s
+        session = self._session(session)
+        trace_id = trace_id or uuid.uuid4().hex
+        tid = thought_id or str(uuid.uuid4())
+        traj = Trajectory(trace_id, tid, self.sinks, self.tracer, session.session_id)
+        stages = _Stages()
+        with traj.agent_span() as span:
+            traj.emit(
+                EventKind.CONTEXT_BUILT,
+                request=request,
+                tools=len(self.executor.registry.names()),
+                session={
+                    "tenant": session.tenant,
+                    "session_id": session.session_id,
+                    "now": session.now.isoformat() if session.now else None,
+                    "timezone": session.timezone,
+                },
+            )
+            plan, order, early = await self._plan(request, session, traj, stages, deadline)
+            if early is not None:
+                report = early
+            else:
+                assert plan is not None
+                if plan.thought_id and plan.thought_id != traj.thought_id:
+                    traj.set_thought_id(plan.thought_id)  # a replayed plan keeps its id (idempotency keys)
+                    span.set_attribute("tao.thought_id", plan.thought_id)
+                plan = plan.model_copy(
+                    update={
+                        "thought_id": traj.thought_id,
+                        "created_at": plan.created_at or datetime.now(UTC),
+                    }
+                )
+                runner = StepRunner(
+                    self.executor,
+                    self.observer,
+                    self.config,
+                    traj,
+                    session,
+                    approver,
+                    headers or {},
+                    deadline,
+                    stages,
+                )
+                steps = await runner.run_plan(plan, order)
+                report = self._final(traj, plan, steps, stages)
+            report.stages_ms = {
+                "thought": stages.thought,
+                "action": stages.action,
+                "observation": stages.observation,
+                "total": (time.perf_counter() - t0) * 1000,
+            }
+            traj.emit(
+                EventKind.FINAL,
+                status=report.status,
+                error_type=report.error_type,
+                answer=report.answer,
+                message=report.message,
+                duration_ms=report.stages_ms["total"],
+            )
+            span.set_attribute("tao.status", report.status)
+            mark_error(span, report.error_type)
+        report.events = traj.events
+        self._snapshot(session, report)
+        return report
+
+    def _session(self, session: SessionState | None) -> SessionState:
+        session = session or SessionState()
+        if self.session_store is not None and session.session_id:
+            prev = self.session_store.get(session.tenant, session.session_id)
+            if prev is not None:
+                merged = prev.model_dump()
+                merged.update(
+                    {k: v for k, v in session.model_dump(exclude_unset=True).items() if k != "memory"}
+                )
+                merged["memory"] = {**prev.memory, **session.memory}
+                session = SessionState.model_validate(merged)
+        return session
+
+    def _snapshot(self, session: SessionState, report: RunReport) -> None:
+        if self.session_store is None or not session.session_id:
+            return
+        memory = dict(session.memory)
+        memory.update(
+            turns=int(memory.get("turns", 0)) + 1,
+            last_thought_id=report.thought_id,
+            last_status=report.status,
+            last_answer=report.answer,
+        )
+        self.session_store.put(session.model_copy(update={"memory": memory}), self.config.session_ttl_s)
+
+    async def _plan(
+        self, request: str, session: SessionState, traj: Trajectory, stages: _Stages, deadline: float
+    ) -> tuple[ThoughtPlan | None, list[str], RunReport | None]:
+        strict = False
+        last_error: tuple[str, str] = ("LLM_OUTPUT_MALFORMED", "no plan")
+        for attempt in range(1 + self.config.max_replans):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return (
+                    None,
+                    [],
+                    self._stop(
+                        traj, "failed", "BUDGET_EXHAUSTED", "wall-time budget exhausted while planning"
+                    ),
+                )
+            traj.emit(EventKind.MODEL_REQUEST, attempt=attempt, strict=strict, planner=self.planner.name)
+            t = time.perf_counter()
+            with traj.chat_span(self.planner.name) as span:
+                try:
+                    out = await asyncio.wait_for(
+                        self.planner.plan(
+                            request,
+                            session,
+                            tools=self.executor.registry.names(),
+                            strict=strict,
+                            deadline_s=remaining,
+                        ),
+                        remaining,
+                    )
+                except TimeoutError:
+                    return (
+                        None,
+                        [],
+                        self._stop(traj, "failed", "BUDGET_EXHAUSTED", "planner missed the wall-time budget"),
+                    )
+                except Exception as exc:  # a crashing engine is a malformed model output, not a 500
+                    out = PlanOutcome(
+                        error=ErrorInfo(
+                            error_type=ErrorType.LLM_OUTPUT_MALFORMED,
+                            message=f"planner failed: {type(exc).__name__}: {exc}",
+                        )
+                    )
+                for k in ("prompt_tokens", "generated_tokens"):
+                    if k in out.stats:
+                        span.set_attribute(
+                            "gen_ai.usage." + ("input_tokens" if k == "prompt_tokens" else "output_tokens"),
+                            int(out.stats[k]),
+                        )
+                mark_error(span, out.error.error_type.value if out.error else None)
+            stages.thought += (time.perf_counter() - t) * 1000
+            if isinstance(out.output, InsufficientContext):
+                traj.emit(
+                    EventKind.MODEL_RESPONSE, insufficient=out.output.model_dump(mode="json"), stats=out.stats
+                )
+                rep = self._stop(
+                    traj,
+                    "needs_user",
+                    "INSUFFICIENT_CONTEXT",
+                    "the request lacks: " + ", ".join(out.output.required_fields),
+                )
+                rep.required_fields = list(out.output.required_fields)
+                return None, [], rep
+            if out.output is None or out.error is not None:
+                err = out.error
+                last_error = (
+                    err.error_type.value if err else "LLM_OUTPUT_MALFORMED",
+                    err.message if err else "no plan",
+                )
+                traj.emit(
+                    EventKind.MODEL_RESPONSE, error=last_error[1], error_type=last_error[0], stats=out.stats
+                )
+            else:
+                plan = out.output
+                traj.emit(
+                    EventKind.MODEL_RESPONSE,
+                    plan=plan.model_dump(mode="json", exclude_none=True),
+                    stats=out.stats,
+                )
+                errors, order, et = self.plan_validator.classify(plan)
+                if et is None:
+                    return plan, order, None
+                last_error = (et.value, "; ".join(errors[:5]))
+                traj.emit(
+                    EventKind.ERROR,
+                    error_type=et.value,
+                    errors=errors[:20],
+                    backend=self.plan_validator.backend,
+                )
+            if attempt < self.config.max_replans:
+                traj.emit(
+                    EventKind.CORRECTION,
+                    error_type=last_error[0],
+                    handler=_handler_name(last_error[0]),
+                    action="replan",
+                    strict=True,
+                )
+                strict = True
+        return None, [], self._stop(traj, "failed", last_error[0], last_error[1])
+
+    def _stop(self, traj: Trajectory, status: str, error_type: str, message: str) -> RunReport:
+        traj.emit(EventKind.ERROR, error_type=error_type, message=message)
+        return RunReport(
+            trace_id=traj.trace_id,
+            thought_id=traj.thought_id,
+            status=status,
+            error_type=error_type,
+            answer={},
+            stages_ms={},
+            steps=[],
+            events=[],
+            message=message,
+            planner=self.planner.name,
+        )
+
+    def _final(
+        self, traj: Trajectory, plan: ThoughtPlan, steps: list[StepRecord], stages: _Stages
+    ) -> RunReport:
+        answer = {s.step_id: s.extracted for s in steps if s.status == "ok"}
+        status, error_type, message = "success", None, "all steps succeeded"
+        failing = [s for s in steps if s.status != "ok"]
+        if failing:
+            rank = {"needs_approval": 0, "needs_user": 1, "failed": 2, "skipped": 3}
+            root = next((s for s in failing if s.status != "skipped"), failing[0])
+            worst = min(failing, key=lambda s: rank.get(s.status, 9))
+            status = worst.status if worst.status in ("needs_approval", "needs_user") else "failed"
+            error_type = (worst if status != "failed" else root).error_type
+            message = (worst if status != "failed" else root).message
+        return RunReport(
+            trace_id=traj.trace_id,
+            thought_id=traj.thought_id,
+            status=status,
+            error_type=error_type,
+            answer=answer,
+            stages_ms={},
+            steps=steps,
+            events=[],
+            message=message,
+            plan=plan.model_dump(mode="json", exclude_none=True),
+            planner=self.planner.name,
+        )
+
+
+def _handler_name(error_type: str) -> str:
+    try:
+        return HANDLERS.get(ErrorType(error_type), "fail")
+    except ValueError:
+        return "fail"

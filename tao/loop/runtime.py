@@ -1,0 +1,96 @@
+"""Assembling the runtime for ``tao run`` and ``POST /v1/run``: the reference registry over HTTP
+(``tools_url``, or the mock service started in-process on a free loopback port), one executor
+(shared breakers and idempotency records), one observer, and a loop per request."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from opentelemetry.trace import Tracer
+
+from tao.action.executor import ExecutorConfig, ToolExecutor
+from tao.action.registry import ToolRegistry
+from tao.contracts import ToolSpec
+from tao.loop.loop import LoopConfig, TaoLoop
+from tao.loop.plancheck import PlanValidator
+from tao.loop.planner import Planner
+from tao.loop.session import SessionStore
+from tao.observe.observer import Observer
+from tao.trace.trajectory import JsonlSink, Sink
+
+
+@dataclass
+class RuntimeConfig:
+    tools_url: str | None = None  # None: start the mock service in-process
+    trajectory_path: Path | None = None  # JSONL sink; None: in-memory only
+    executor: ExecutorConfig = field(default_factory=ExecutorConfig)
+    loop: LoopConfig = field(default_factory=LoopConfig)
+
+
+class Runtime:
+    """Everything a run needs except the planner. Create inside the event loop that will use it."""
+
+    def __init__(
+        self,
+        config: RuntimeConfig | None = None,
+        *,
+        tools: list[ToolSpec] | None = None,
+        tracer: Tracer | None = None,
+        session_store: SessionStore | None = None,
+    ) -> None:
+        self.config = config or RuntimeConfig()
+        self.mock = None
+        url = self.config.tools_url
+        if url is None:
+            from tao.mock_service import start_in_thread
+
+            self.mock = start_in_thread()
+            url = self.mock.url
+        self.tools_url = url
+        if tools is None:
+            from training.reference_registry import reference_tools
+
+            tools = reference_tools()
+        self.registry = ToolRegistry()
+        self.registry.register_http(tools, url)
+        self.executor = ToolExecutor(self.registry, self.config.executor)
+        self.observer = Observer()
+        self.plan_validator = PlanValidator(self.registry.args_schemas())
+        self.sinks: list[Sink] = (
+            [JsonlSink(self.config.trajectory_path)] if self.config.trajectory_path else []
+        )
+        self.tracer, self.session_store = tracer, session_store
+
+    def loop(self, planner: Planner) -> TaoLoop:
+        return TaoLoop(
+            planner,
+            self.executor,
+            observer=self.observer,
+            plan_validator=self.plan_validator,
+            config=self.config.loop,
+            sinks=self.sinks,
+            tracer=self.tracer,
+            session_store=self.session_store,
+        )
+
+    async def aclose(self) -> None:
+        await self.executor.aclose()
+        if self.mock is not None:
+            self.mock.stop()
+            self.mock = None
+
+
+_ENGINE_LOCK = threading.Lock()
+
+
+def load_plan_engine(checkpoint: Path, kind: str = "auto") -> Any:
+    """Load the plan engine (imports torch lazily). Raises FileNotFoundError if the checkpoint is missing."""
+    if not Path(checkpoint).is_dir() or not any(Path(checkpoint).iterdir()):
+        raise FileNotFoundError(f"no plan-model checkpoint at {checkpoint}")
+    with _ENGINE_LOCK:
+        from thought_model.engine import load_engine
+
+        return load_engine(kind=kind, checkpoint=checkpoint)

@@ -1,0 +1,281 @@
+"""Executing a checked plan: the DAG scheduler and the per-step action → observation → correction
+cycle (used by :class:`tao.loop.loop.TaoLoop`)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+from opentelemetry.propagate import inject
+
+from tao.action.executor import ExecContext, ToolExecutor
+from tao.action.permissions import Approver
+from tao.action.refs import MissingDependency, StepOutput, resolve_refs
+from tao.contracts import (
+    ActionResult,
+    ErrorType,
+    EventKind,
+    ObservationResult,
+    PlanStep,
+    SessionState,
+    ThoughtPlan,
+)
+from tao.contracts.timeexpr import TimeSymbolError, resolve_times
+from tao.loop.correction import HANDLERS, TERMINAL_STATUS, Action, StepCorrector, repair_arguments
+from tao.loop.report import StepRecord
+from tao.observe.observer import Observer
+from tao.trace.trajectory import Trajectory, mark_error
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(float(a) - float(b)) <= 1e-9 * max(1.0, abs(float(a)))
+    return a == b
+
+
+def consistency_errors(args: dict[str, Any], parsed: Any, extracted: dict[str, Any]) -> list[str]:
+    """Rule-based cross-check: a value the call asked for (an id, a city, an amount) must come back
+    unchanged when the tool echoes it (top level of the response, or an extracted output)."""
+    bad = []
+    for k, v in args.items():
+        if not isinstance(v, (str, int, float)) or isinstance(v, bool):
+            continue
+        for source in (parsed if isinstance(parsed, dict) else {}, extracted):
+            got = source.get(k)
+            if got is not None and not isinstance(got, (dict, list)) and not _same(v, got):
+                bad.append(k)
+                break
+    return bad
+
+
+class StepRunner:
+    def __init__(
+        self,
+        executor: ToolExecutor,
+        observer: Observer,
+        config: Any,
+        traj: Trajectory,
+        session: SessionState,
+        approver: Approver | None,
+        headers: dict[str, str],
+        deadline: float,
+        stages: Any,
+    ) -> None:
+        self.executor, self.observer, self.config, self.traj = executor, observer, config, traj
+        self.session, self.approver, self.headers, self.deadline, self.stages = (
+            session,
+            approver,
+            headers,
+            deadline,
+            stages,
+        )
+        self.outputs: dict[str, StepOutput] = {}
+        self.records: dict[str, StepRecord] = {}
+        self.calls = 0
+        self.sem = asyncio.Semaphore(max(1, config.max_concurrency))
+        self.rng = random.Random()
+
+    async def run_plan(self, plan: ThoughtPlan, order: list[str]) -> list[StepRecord]:
+        done = {s.step_id: asyncio.Event() for s in plan.steps}
+        for s in plan.steps:
+            self.records[s.step_id] = StepRecord(s.step_id, s.tool)
+        by_id = {s.step_id: s for s in plan.steps}
+        tasks = [asyncio.create_task(self._guarded(by_id[sid], done)) for sid in (order or list(by_id))]
+        _, pending = await asyncio.wait(tasks, timeout=max(0.0, self.deadline - time.monotonic()))
+        for t in pending:
+            t.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        for rec in self.records.values():
+            if rec.status == "pending":
+                self._fail(
+                    rec,
+                    ErrorType.BUDGET_EXHAUSTED,
+                    f"wall-time budget of {self.config.wall_time_s} s exhausted",
+                )
+        return [self.records[s.step_id] for s in plan.steps]
+
+    def _fail(self, rec: StepRecord, et: ErrorType, message: str, status: str = "failed") -> None:
+        rec.status, rec.error_type, rec.message = status, et.value, message
+        self.traj.emit(
+            EventKind.ERROR, step_id=rec.step_id, tool=rec.tool, error_type=et.value, message=message
+        )
+
+    async def _guarded(self, step: PlanStep, done: dict[str, asyncio.Event]) -> None:
+        rec = self.records[step.step_id]
+        try:
+            for d in step.dependencies:
+                await done[d].wait()
+            bad = [d for d in step.dependencies if self.records[d].status != "ok"]
+            if bad:
+                self._fail(
+                    rec,
+                    ErrorType.DEPENDENCY_MISSING,
+                    f"input never arrived: dependency {', '.join(bad)} did not succeed",
+                    "skipped",
+                )
+                return
+            try:
+                args = resolve_times(resolve_refs(step.arguments, self.outputs), self.session)
+            except MissingDependency as exc:
+                self._fail(rec, ErrorType.DEPENDENCY_MISSING, f"input never arrived: {exc}")
+                return
+            except TimeSymbolError as exc:
+                self._fail(rec, ErrorType.TOOL_ARGUMENT_INVALID, str(exc), "needs_user")
+                return
+            rec.arguments = args
+            async with self.sem:
+                t = time.perf_counter()
+                await self._execute(step, rec, args)
+                rec.duration_ms = round((time.perf_counter() - t) * 1000, 3)
+        except Exception as exc:  # a runtime bug must not take the request down with a traceback
+            self._fail(rec, ErrorType.TOOL_TRANSIENT, f"internal error: {type(exc).__name__}: {exc}")
+        finally:
+            done[step.step_id].set()
+
+    async def _call(
+        self, tool: str, step_id: str, args: dict[str, Any], tag: str
+    ) -> tuple[ActionResult, ObservationResult]:
+        reg = self.executor.registry
+        spec = reg.spec(tool)
+        tr = self.traj
+        tr.emit(EventKind.TOOL_START, step_id=step_id, tool=tool, arguments=args, attempt_tag=tag)
+        with tr.tool_span(tool, step_id, spec.description if spec else "") as span:
+            headers = dict(self.headers)
+            inject(headers)  # W3C traceparent of this execute_tool span (no-op without a real tracer)
+            ctx = ExecContext(
+                thought_id=tr.thought_id,
+                step_id=step_id,
+                trace_id=tr.trace_id,
+                approver=self.approver,
+                deadline=self.deadline,
+                headers=headers,
+                attempt_tag=tag,
+            )
+            t = time.perf_counter()
+            result = await self.executor.execute(tool, args, ctx)
+            self.stages.action += (time.perf_counter() - t) * 1000
+            err = result.error_info
+            tr.emit(
+                EventKind.TOOL_END,
+                step_id=step_id,
+                tool=tool,
+                duration_ms=result.response_time_ms,
+                status_code=result.status_code,
+                attempts=result.attempts,
+                from_fallback=result.from_fallback,
+                idempotency_key=result.idempotency_key,
+                truncated=result.truncated,
+                deduplicated=result.attempts == 0 and err is None,
+                error=err.model_dump(mode="json") if err else None,
+                data=result.parsed_data,
+            )
+            t = time.perf_counter()
+            if spec is None:
+                obs = ObservationResult(
+                    valid=False,
+                    error_type=err.error_type if err else ErrorType.TOOL_UNKNOWN,
+                    confidence_score=0.0,
+                )
+            else:
+                obs = self.observer.observe(spec, result)
+                if obs.valid and (bad := consistency_errors(args, result.parsed_data, obs.extracted_data)):
+                    obs = obs.model_copy(
+                        update={
+                            "valid": False,
+                            "error_type": ErrorType.OBSERVATION_INCONSISTENT,
+                            "details": {**obs.details, "inconsistent": bad},
+                        }
+                    )
+                elif obs.valid and obs.confidence_score < self.config.min_confidence:
+                    obs = obs.model_copy(update={"valid": False, "error_type": ErrorType.LOW_CONFIDENCE})
+            self.stages.observation += (time.perf_counter() - t) * 1000
+            tr.emit(
+                EventKind.OBSERVATION,
+                step_id=step_id,
+                tool=tool,
+                valid=obs.valid,
+                error_type=obs.error_type.value if obs.error_type else None,
+                confidence=obs.confidence_score,
+                extracted=obs.extracted_data,
+                audit=[a.model_dump() for a in obs.audit_trail[:12]],
+                backend=self.observer.backend,
+            )
+            mark_error(span, None if obs.valid else (obs.error_type.value if obs.error_type else "invalid"))
+        return result, obs
+
+    async def _execute(self, step: PlanStep, rec: StepRecord, args: dict[str, Any]) -> None:
+        reg = self.executor.registry
+        corrector = StepCorrector(reg.spec(step.tool), self.config.correction)
+        tool, tag = step.tool, ""
+        while True:
+            if self.calls >= self.config.max_tool_calls:
+                self._fail(
+                    rec,
+                    ErrorType.BUDGET_EXHAUSTED,
+                    f"tool-call budget of {self.config.max_tool_calls} exhausted",
+                )
+                return
+            if time.monotonic() >= self.deadline:
+                self._fail(rec, ErrorType.BUDGET_EXHAUSTED, "wall-time budget exhausted")
+                return
+            self.calls += 1
+            result, obs = await self._call(tool, step.step_id, args, tag)
+            rec.attempts += result.attempts
+            rec.confidence = obs.confidence_score
+            if obs.valid:
+                rec.status, rec.extracted, rec.tool_used = "ok", dict(obs.extracted_data), tool
+                rec.error_type, rec.message = None, "ok"
+                rec.from_fallback = result.from_fallback or (step.tool if tool != step.tool else None)
+                rec.deduplicated = result.attempts == 0
+                self.outputs[step.step_id] = StepOutput(dict(obs.extracted_data), result.parsed_data)
+                return
+            et = obs.error_type or ErrorType.TOOL_SCHEMA_VIOLATION
+            message = result.error_info.message if result.error_info else f"observation failed: {et.value}"
+            action = corrector.decide(et)
+            spec = reg.spec(tool)
+            if action is Action.REPAIR:
+                # input the contract rejected, or a 4xx the service answered: try a safe fix of the input
+                fixable = et in (ErrorType.TOOL_ARGUMENT_INVALID, ErrorType.TOOL_CLIENT_ERROR)
+                fixed = repair_arguments(spec, args) if spec and fixable else None
+                if fixed is None:
+                    action = Action.ASK_USER
+                else:
+                    args = rec.arguments = fixed
+            if action is Action.REPLAN:  # plan-level errors cannot be fixed inside one step
+                action = Action.FAIL
+            self.traj.emit(
+                EventKind.CORRECTION,
+                step_id=step.step_id,
+                tool=tool,
+                error_type=et.value,
+                handler=HANDLERS.get(et, "fail"),
+                action=action.value,
+                message=message,
+            )
+            rec.corrections.append(f"{et.value}->{action.value}")
+            if action is Action.RETRY:
+                lo, hi = self.config.retry_jitter_s
+                await asyncio.sleep(self.rng.uniform(lo, hi))
+                tag = f"-r{corrector.retries}"
+                continue
+            if (
+                action is Action.FALLBACK
+                and spec is not None
+                and spec.fallback_tool
+                and reg.spec(spec.fallback_tool)
+            ):
+                fb = reg.spec(spec.fallback_tool)
+                props = (fb.args_schema.get("properties") or {}).keys()
+                args = {k: v for k, v in args.items() if k in props}
+                tool, tag = fb.name, "-fb"
+                continue
+            if action is Action.REPAIR:
+                continue
+            rec.status = TERMINAL_STATUS.get(action, "failed")
+            rec.error_type, rec.message = et.value, message
+            if err := result.error_info:
+                if err.field:
+                    rec.message += f" (field {err.field}: expected {err.expected}, received {err.received})"
+            return

@@ -1,0 +1,1 @@
+"""Observation: checks each ActionResult against its tool contract (the Rust validator)."""

@@ -1,0 +1,1 @@
+"""Trajectories: OpenTelemetry spans, the JSONL sink and replay, PII redaction."""

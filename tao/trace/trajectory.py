@@ -1,0 +1,239 @@
+"""Trajectories: typed events (one trace id per request) to sinks, and OpenTelemetry spans.
+
+Events (``context_built``, ``model_request``, ``model_response``, ``tool_start``, ``tool_end``,
+``observation``, ``correction``, ``error``, ``final``) carry ``thought_id`` and are PII-redacted
+*before* any sink sees them. :class:`JsonlSink` writes one JSON line per event; :func:`load_jsonl`
+and :func:`replay` read a trace back (the recorded plan, each step's outcome, the final status).
+
+Spans follow the OpenTelemetry GenAI semantic conventions: ``invoke_agent tao`` (root),
+``chat {model}`` (planning), ``execute_tool {tool}`` with ``gen_ai.operation.name``,
+``gen_ai.tool.name``, ``gen_ai.tool.call.id``, ``gen_ai.conversation.id``, ``error.type``, and
+``tao.thought_id`` on every span. Pass a tracer (e.g. from an SDK ``TracerProvider``); the default
+is the global tracer (a no-op unless the application configured one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import orjson
+from opentelemetry import trace
+from opentelemetry.trace import Span, Status, StatusCode, Tracer
+
+from tao.contracts import EventKind, TrajectoryEvent
+from tao.trace.redact import redact
+
+log = logging.getLogger("tao.trajectory")
+AGENT_NAME = "tao"
+
+
+class Sink(Protocol):
+    def write(self, event: TrajectoryEvent) -> None: ...
+
+
+@dataclass
+class MemorySink:
+    events: list[TrajectoryEvent] = field(default_factory=list)
+
+    def write(self, event: TrajectoryEvent) -> None:
+        self.events.append(event)
+
+
+class JsonlSink:
+    """Append-only JSONL file; one line per event, written under a lock (thread-safe)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+
+    def write(self, event: TrajectoryEvent) -> None:
+        line = orjson.dumps(event.model_dump(mode="json")) + b"\n"
+        with self._lock, self.path.open("ab") as fh:
+            fh.write(line)
+
+
+class Trajectory:
+    """The events and spans of one request."""
+
+    def __init__(
+        self,
+        trace_id: str,
+        thought_id: str | None,
+        sinks: list[Sink] | None = None,
+        tracer: Tracer | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self.trace_id, self.thought_id, self.session_id = trace_id, thought_id, session_id
+        self.sinks = list(sinks or [])
+        self.tracer = tracer or trace.get_tracer("tao.loop")
+        self.events: list[TrajectoryEvent] = []
+        self._lock = threading.Lock()
+        # trace_id on log records is set by the server's record factory (tao.server.routes_core)
+        self.log = logging.LoggerAdapter(log, {"thought_id": thought_id})
+
+    def set_thought_id(self, thought_id: str) -> None:
+        """Adopt a replayed plan's thought id (events, spans and log lines from now on)."""
+        self.thought_id = thought_id
+        self.log = logging.LoggerAdapter(log, {"thought_id": thought_id})
+
+    def emit(
+        self,
+        kind: EventKind,
+        *,
+        step_id: str | None = None,
+        tool: str | None = None,
+        duration_ms: float | None = None,
+        **payload: Any,
+    ) -> TrajectoryEvent:
+        clean = redact(orjson.loads(orjson.dumps(payload, default=_default, option=orjson.OPT_NON_STR_KEYS)))
+        with self._lock:
+            ev = TrajectoryEvent(
+                trace_id=self.trace_id,
+                thought_id=self.thought_id,
+                seq=len(self.events),
+                ts=datetime.now(UTC),
+                kind=kind,
+                step_id=step_id,
+                tool=tool,
+                duration_ms=None if duration_ms is None else round(duration_ms, 3),
+                payload=clean,
+            )
+            self.events.append(ev)
+        for sink in self.sinks:
+            try:
+                sink.write(ev)
+            except OSError as exc:  # a full disk must not break the request
+                self.log.warning("trajectory sink failed: %s", exc)
+        self.log.debug("%s %s %s", kind.value, step_id or "", tool or "")
+        return ev
+
+    def _attrs(self, operation: str, **extra: Any) -> dict[str, Any]:
+        attrs = {
+            "gen_ai.operation.name": operation,
+            "gen_ai.agent.name": AGENT_NAME,
+            "gen_ai.provider.name": AGENT_NAME,
+            "tao.trace_id": self.trace_id,
+        }
+        if self.thought_id:
+            attrs["tao.thought_id"] = self.thought_id
+        if self.session_id:
+            attrs["gen_ai.conversation.id"] = self.session_id
+        attrs.update({k: v for k, v in extra.items() if v is not None})
+        return attrs
+
+    @contextlib.contextmanager
+    def agent_span(self) -> Iterator[Span]:
+        with self.tracer.start_as_current_span(
+            f"invoke_agent {AGENT_NAME}", attributes=self._attrs("invoke_agent")
+        ) as span:
+            yield span
+
+    @contextlib.contextmanager
+    def chat_span(self, model: str) -> Iterator[Span]:
+        with self.tracer.start_as_current_span(
+            f"chat {model}", attributes=self._attrs("chat", **{"gen_ai.request.model": model})
+        ) as span:
+            yield span
+
+    @contextlib.contextmanager
+    def tool_span(self, tool: str, step_id: str, description: str = "") -> Iterator[Span]:
+        attrs = self._attrs(
+            "execute_tool",
+            **{
+                "gen_ai.tool.name": tool,
+                "gen_ai.tool.type": "function",
+                "gen_ai.tool.call.id": f"{self.thought_id}:{step_id}",
+                "gen_ai.tool.description": redact(description[:200]),
+            },
+        )
+        with self.tracer.start_as_current_span(f"execute_tool {tool}", attributes=attrs) as span:
+            yield span
+
+
+def mark_error(span: Span, error_type: str | None) -> None:
+    if error_type:
+        span.set_attribute("error.type", error_type)
+        span.set_status(Status(StatusCode.ERROR, error_type))
+
+
+def _default(obj: Any) -> Any:
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    if hasattr(obj, "value"):
+        return obj.value
+    return str(obj)
+
+
+def load_jsonl(path: str | Path, trace_id: str | None = None) -> list[TrajectoryEvent]:
+    """Events of a JSONL file (optionally one trace), in file order."""
+    out = []
+    with Path(path).open("rb") as fh:
+        for line in fh:
+            if line.strip():
+                ev = TrajectoryEvent.model_validate(orjson.loads(line))
+                if trace_id is None or ev.trace_id == trace_id:
+                    out.append(ev)
+    return out
+
+
+@dataclass
+class Replay:
+    """What a recorded trace says happened."""
+
+    trace_id: str
+    thought_id: str | None
+    plan: dict[str, Any] | None
+    steps: dict[str, dict[str, Any]]
+    corrections: list[dict[str, Any]]
+    status: str | None
+    error_type: str | None
+    answer: dict[str, Any]
+    request: str = ""
+
+    def replay_plan(self) -> dict[str, Any]:
+        """The recorded plan with its thought id, for a :class:`~tao.loop.planner.ReplayPlanner`
+        (same thought id, so the idempotency keys match and a re-run does not repeat side effects
+        at a keyed service). The trace layer sits below the loop, so it hands back data only."""
+        if self.plan is None:
+            raise ValueError(f"trace {self.trace_id} has no recorded plan")
+        return dict(self.plan, thought_id=self.thought_id)
+
+
+def replay(events: list[TrajectoryEvent]) -> Replay:
+    """Fold a trace's events back into the run they record (plan, step outcomes, final status)."""
+    if not events:
+        raise ValueError("no events to replay")
+    evs = sorted(events, key=lambda e: e.seq)
+    plan, steps, corrections, final, request = None, {}, [], {}, ""
+    for ev in evs:
+        if ev.kind is EventKind.CONTEXT_BUILT:
+            request = ev.payload.get("request", "")
+        elif ev.kind is EventKind.MODEL_RESPONSE and ev.payload.get("plan"):
+            plan = ev.payload["plan"]
+        elif ev.kind is EventKind.TOOL_END and ev.step_id:
+            steps.setdefault(ev.step_id, {})["result"] = ev.payload
+        elif ev.kind is EventKind.OBSERVATION and ev.step_id:
+            steps.setdefault(ev.step_id, {})["observation"] = ev.payload
+        elif ev.kind is EventKind.CORRECTION:
+            corrections.append({"step_id": ev.step_id, **ev.payload})
+        elif ev.kind is EventKind.FINAL:
+            final = ev.payload
+    return Replay(
+        trace_id=evs[0].trace_id,
+        thought_id=evs[-1].thought_id,
+        plan=plan,
+        steps=steps,
+        corrections=corrections,
+        status=final.get("status"),
+        error_type=final.get("error_type"),
+        answer=final.get("answer", {}),
+        request=request,
+    )
