@@ -1,17 +1,14 @@
 """Prometheus metrics of the router.
 
-They live in the serving binary's registry (``tao.server.metrics.REGISTRY``, rendered at
-``/metrics``) when that module is present, else in prometheus_client's default registry.
+They live in the router's own :data:`REGISTRY`; the serving binary adds that registry to its own
+(``tao.server.metrics``), so they show at ``/metrics``. The router never imports the server.
 """
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge
+from prometheus_client import CollectorRegistry, Counter, Gauge
 
-try:
-    from tao.server.metrics import REGISTRY
-except ImportError:  # router used as a library without the server package
-    from prometheus_client import REGISTRY
+REGISTRY = CollectorRegistry(auto_describe=True)
 
 BUCKET_DEGRADED = Gauge(
     "tao_router_bucket_degraded",

@@ -35,7 +35,7 @@ TINY_CHECKPOINT = CHECKPOINTS / "tiny"
 
 
 def _score(results, cases, wall_s: float, validator) -> dict[str, Any]:
-    from thought_model.engine.heldout import is_correct
+    from bench.heldout import is_correct
 
     valid = 0
     for r in results:
@@ -54,7 +54,7 @@ def _score(results, cases, wall_s: float, validator) -> dict[str, Any]:
         "generated_tokens_per_plan": sum(r.stats.generated_tokens for r in results) / n,
         "jump_forward_tokens_per_plan": sum(r.stats.jump_forward_tokens for r in results) / n,
         "valid_rate": valid / n,
-        "accuracy": sum(is_correct(r, c.expected) for r, c in zip(results, cases)) / n,
+        "accuracy": sum(is_correct(r, c.expected) for r, c in zip(results, cases, strict=False)) / n,
     }
 
 
@@ -136,11 +136,11 @@ def _checkpoint(tmp: Path, explicit: Path | None = None):
 def run(quick: bool = False, checkpoint: Path | None = None) -> dict[str, Any]:
     import torch
 
+    from bench.heldout import heldout_cases
     from tao.server.plan_check import PlanValidator
     from thought_model import int4
     from thought_model.engine.cpu import CpuEngine, CpuEngineConfig
     from thought_model.engine.decode import DecodeConfig
-    from thought_model.engine.heldout import heldout_cases
 
     t_start = time.perf_counter()
     torch.set_num_threads(1)

@@ -1,6 +1,6 @@
 """Router benchmark (``python -m bench router`` or ``python -m bench.suites.router [--trace PATH]``).
 
-1. **Trace replay** (virtual time, :mod:`router.sim`): the Azure 2023 conversation trace's
+1. **Trace replay** (virtual time, :mod:`bench.router_sim`): the Azure 2023 conversation trace's
    arrivals and token counts against a backend of fixed token throughput, under no limiter, a
    request-count limiter, a tokens-per-minute limiter (LiteLLM's way: admit on input tokens,
    count output after the fact) and the token-second bucket — same offered load, every limiter
@@ -27,8 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from router import BucketConfig, HeuristicEstimator, LocalBucket, Router, load_profiles
-from router.sim import (
+from bench.router_sim import (
     Backend,
     NoLimiter,
     RequestLimiter,
@@ -38,6 +37,7 @@ from router.sim import (
     VClock,
     simulate,
 )
+from router import BucketConfig, HeuristicEstimator, LocalBucket, Router, load_profiles
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TRACE = ROOT.parent / "shared" / "data" / "traces" / "azure2023" / "AzureLLMInferenceTrace_conv.csv"
@@ -266,7 +266,7 @@ def decision_overhead(calls: int) -> dict:
 
 
 def redis_part(cfg: RouterBenchConfig) -> dict:
-    from router.loadtest import (
+    from bench.loadtest import (
         ClientPool,
         TrialConfig,
         local_over_admission_trials,

@@ -5,14 +5,17 @@ Route modules import the objects they need, e.g.::
     from tao.server.metrics import STAGE_LATENCY
     STAGE_LATENCY.labels(endpoint="/v1/plan", stage="decode").observe(seconds)
 
-``/metrics`` (``tao.server.routes_core``) renders :data:`REGISTRY`.
+``/metrics`` (``tao.server.routes_core``) renders :data:`REGISTRY` (the router's metrics included).
 """
 
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from router.metrics import REGISTRY as ROUTER_REGISTRY
+
 REGISTRY = CollectorRegistry(auto_describe=True)
+REGISTRY.register(ROUTER_REGISTRY)  # the router keeps its own registry; /metrics shows both
 
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bench.router_sim import Backend, NoLimiter, RequestLimiter, TokenSecondLimiter, Trace, VClock, simulate
 from bench.suites.router import TraceError, bin_median_estimator, load_trace
-from router.sim import Backend, NoLimiter, RequestLimiter, TokenSecondLimiter, Trace, VClock, simulate
 
 
 def synthetic(n: int = 600, seed: int = 0) -> Trace:
