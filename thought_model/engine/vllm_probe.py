@@ -3,7 +3,8 @@
 Reads ``{"requests": [{"text", "tools"?}], "codec": "model"|"generic", "dtype"?, "max_new_tokens"?}``
 (or ``{"runs": [{...same keys..., "checkpoint"}]}`` for several engines in turn) as JSON on stdin
 and prints ``{"available", "reason", "results": [{"ok", "text", "plan", "error", "stats"}],
-"runs": [results, ...]}`` on stdout's last line. vLLM's CPU worker rebinds the process's threads and
+"runs": [results, ...]}`` on stdout's last line; a run whose INT4 kernel this CPU lacks is
+``{"unavailable": reason}``. vLLM's CPU worker rebinds the process's threads and
 replaces ``torch.set_num_threads``, so tests and benchmarks keep it out of their own process.
 """
 
@@ -25,7 +26,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
     from thought_model.engine.base import PlanRequest
     from thought_model.engine.codec import GenericCodec, default_codec
-    from thought_model.engine.vllm_engine import VllmEngine, VllmEngineConfig, vllm_available
+    from thought_model.engine.vllm_engine import (
+        Int4KernelUnavailable,
+        VllmEngine,
+        VllmEngineConfig,
+        vllm_available,
+    )
 
     warnings.simplefilter("ignore")
     ok, why = vllm_available()
@@ -41,7 +47,11 @@ def main(argv: list[str] | None = None) -> int:
             max_new_tokens=int(run.get("max_new_tokens", 256)),
             max_model_len=int(run.get("max_model_len", 1024)),
         )
-        engine = VllmEngine(run.get("checkpoint") or argv[0], cfg, codec=codec)
+        try:
+            engine = VllmEngine(run.get("checkpoint") or argv[0], cfg, codec=codec)
+        except Int4KernelUnavailable as exc:
+            outs.append({"unavailable": str(exc)})
+            continue
         try:
             reqs = [PlanRequest(text=r["text"], tools=r.get("tools")) for r in run.get("requests", [])]
             results = engine.generate(reqs)
