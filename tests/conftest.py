@@ -1,4 +1,4 @@
-"""Shared pytest fixtures. Paths to the read-only shared data live here."""
+"""Shared pytest fixtures. External test data comes from the one resolver, estimator.data.paths."""
 
 from __future__ import annotations
 
@@ -6,15 +6,19 @@ from pathlib import Path
 
 import pytest
 
+from estimator.data.paths import TestDataMissing
+from estimator.data.paths import data_dir as _resolve_data_dir
+
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
 
 
 @pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    if not SHARED.is_dir():
-        pytest.fail(f"shared data folder missing: {SHARED}")
-    return SHARED
+def data_dir() -> Path:
+    """The test data directory ($TAO_TEST_DATA, ../shared/data or .testdata/): a failure, never a skip."""
+    try:
+        return _resolve_data_dir()
+    except TestDataMissing as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(scope="session")

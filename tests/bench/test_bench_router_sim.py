@@ -7,6 +7,7 @@ import pytest
 
 from bench.router_sim import Backend, NoLimiter, RequestLimiter, TokenSecondLimiter, Trace, VClock, simulate
 from bench.suites.router import TraceError, bin_median_estimator, load_trace
+from estimator.data.paths import AZURE_CONV
 
 
 def synthetic(n: int = 600, seed: int = 0) -> Trace:
@@ -40,14 +41,14 @@ def test_token_second_bucket_lets_small_requests_pass_large_ones():
     assert by_ts.rejections[small].sum() < by_ts.rejections[~small].sum()
 
 
-def test_trace_loader_checks_columns(tmp_path, shared_dir):
+def test_trace_loader_checks_columns(tmp_path, data_dir):
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b\n1,2\n")
     with pytest.raises(TraceError, match="columns"):
         load_trace(bad)
     with pytest.raises(TraceError, match="cannot read"):
         load_trace(tmp_path / "missing.csv")
-    t, inp, out = load_trace(shared_dir / "data/traces/azure2023/AzureLLMInferenceTrace_conv.csv")
+    t, inp, out = load_trace(data_dir / AZURE_CONV)
     assert len(t) == 19366 and t[0] == 0 and np.all(np.diff(t) >= 0)
     assert np.median(out) == 129 and np.median(inp) == 1020
     predict = bin_median_estimator(inp[:4000], out[:4000])

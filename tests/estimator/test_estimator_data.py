@@ -16,14 +16,15 @@ from estimator.data.azure import (
     split_index,
     trace_features,
 )
+from estimator.data.paths import AZURE_CONV
 from estimator.data.synthetic import AgentTraceConfig, generate
 from estimator.features import TASK_TYPES
 
-AZURE = "data/traces/azure2023/AzureLLMInferenceTrace_conv.csv"
+AZURE = AZURE_CONV
 
 
-def test_real_azure_trace_loads_with_the_documented_facts(shared_dir):
-    tr = load_trace(shared_dir / AZURE)
+def test_real_azure_trace_loads_with_the_documented_facts(data_dir):
+    tr = load_trace(data_dir / AZURE)
     assert len(tr) == 19366
     assert np.all(np.diff(tr.t) >= 0) and tr.t[0] == 0 and 3000 < tr.t[-1] < 4000  # ~one hour
     assert round(tr.context.mean()) == 1155 and np.median(tr.context) == 1020

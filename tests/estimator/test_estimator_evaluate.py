@@ -9,15 +9,16 @@ from pathlib import Path
 import orjson
 import pytest
 
+from estimator.data.paths import AZURE_CONV
 from estimator.evaluate import main
 
 ROOT = Path(__file__).resolve().parents[2]
-AZURE = "data/traces/azure2023/AzureLLMInferenceTrace_conv.csv"
+AZURE = AZURE_CONV
 
 
 @pytest.fixture()
-def small_csv(shared_dir, tmp_path):
-    lines = (shared_dir / AZURE).read_text().splitlines()
+def small_csv(data_dir, tmp_path):
+    lines = (data_dir / AZURE).read_text().splitlines()
     p = tmp_path / "small.csv"
     p.write_text("\n".join(lines[:1501]) + "\n")  # header + the first 1500 requests
     return p

@@ -7,13 +7,15 @@ from pathlib import Path
 import pytest
 from validator_suite_runner import DRAFTS, load_remotes, run_draft
 
+from estimator.data.paths import JSON_SCHEMA_SUITE
+
 # Known failures, each with its reason. Empty: every case of this snapshot passes.
 KNOWN_FAILURES: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
-def suite(shared_dir: Path) -> Path:
-    return shared_dir / "data" / "JSON-Schema-Test-Suite"
+def suite(data_dir: Path) -> Path:
+    return data_dir / JSON_SCHEMA_SUITE
 
 
 @pytest.mark.timeout(60)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import rust_validator as rv
+from estimator.data.paths import JSONLOGIC_TESTS
 
 
 def _equal(a: object, b: object) -> bool:
@@ -17,18 +18,14 @@ def _equal(a: object, b: object) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return a == b
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
     return a == b
 
 
-def test_all_shared_cases(shared_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    cases = [
-        c
-        for c in json.loads((shared_dir / "data" / "jsonlogic" / "tests.json").read_text())
-        if not isinstance(c, str)
-    ]
+def test_all_shared_cases(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = [c for c in json.loads((data_dir / JSONLOGIC_TESTS).read_text()) if not isinstance(c, str)]
     failures = []
     for rule, data, expected in cases:
         try:
