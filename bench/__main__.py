@@ -193,7 +193,7 @@ def run(cfg: RunConfig, echo: bool = True) -> tuple[int, list[SuiteOutcome]]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m bench", description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument(
         "suites", nargs="*", metavar="SUITE", help=f"suites to run (default: all of {', '.join(SUITES)})"
     )

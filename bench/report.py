@@ -128,7 +128,7 @@ def _plot(spec: dict, path: Path) -> Path | None:
                     continue
                 pts = [
                     (x, y)
-                    for x, y in zip(map(_num, data.get("x") or []), map(_num, data.get("y") or []))
+                    for x, y in zip(map(_num, data.get("x") or []), map(_num, data.get("y") or []), strict=False)
                     if x is not None and y is not None
                 ]
                 if not pts:
@@ -257,7 +257,7 @@ def _table(tab: Any) -> list[str]:
     for row in tab["rows"]:
         if isinstance(row, list):
             out.append("| " + " | ".join(fmt(v) for v in row) + " |")
-    return out + [""]
+    return [*out, ""]
 
 
 def _run_kind(data: dict) -> str:
@@ -344,7 +344,7 @@ def build_report(cfg: ReportConfig) -> Path:
 
 
 def _machine_section(results: dict[str, dict]) -> list[str]:
-    metas = [d.get("meta") for d in results.values() if isinstance(d.get("meta"), dict)]
+    metas = [m for d in results.values() if isinstance(m := d.get("meta"), dict)]
     if not metas:
         return []
     m = metas[-1]
@@ -365,4 +365,4 @@ def _machine_section(results: dict[str, dict]) -> list[str]:
             "",
             f"Note: results come from {len(commits)} different commits: {', '.join(sorted(commits))}.",
         ]
-    return lines + [""]
+    return [*lines, ""]

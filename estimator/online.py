@@ -140,7 +140,7 @@ class ResidualCorrector:
         c = cls(alpha, warmup, kind, guard)
         for k, value, n, *rest in data:
             key = tuple(k) if isinstance(k, list) else k
-            scale, err_raw, err_corr = (list(map(float, rest)) + [0.0, 0.0, 0.0])[:3]
+            scale, err_raw, err_corr = [*map(float, rest), 0.0, 0.0, 0.0][:3]
             # Restored keys are past warm-up: their value is kept, not recomputed.
             c._state[key] = _Track(float(value), scale, max(int(n), c.warmup + 1), [], err_raw, err_corr)
         return c

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from router.bucket import Bucket, BucketConfig, LocalBucket
 from router.cooldown import CooldownConfig, Cooldowns
@@ -68,7 +70,8 @@ def build_router(config: RouterConfig | None = None, *, estimator: Estimator | N
     cfg = config or RouterConfig()
     if cfg.policy not in POLICIES:
         raise ValueError(f"unknown policy {cfg.policy!r}; one of {sorted(POLICIES)}")
-    factory, resources = None, []
+    factory: Callable[[str], Bucket] | None = None
+    resources: list[Any] = []
     if cfg.capacity_token_s is not None:
         bcfg = BucketConfig(cfg.capacity_token_s, cfg.window_s)
         if cfg.redis_url:
@@ -76,12 +79,16 @@ def build_router(config: RouterConfig | None = None, *, estimator: Estimator | N
             conns = RedisConnections(rcfg)  # one pool for every tenant's bucket
             resources.append(conns)
 
-            def factory(tenant: str) -> Bucket:
+            def redis_factory(tenant: str) -> Bucket:
                 return RedisBucket(bcfg, rcfg, tenant=tenant, connections=conns)
+
+            factory = redis_factory
         else:
 
-            def factory(tenant: str) -> Bucket:
+            def local_factory(tenant: str) -> Bucket:
                 return LocalBucket(bcfg, tenant=tenant)
+
+            factory = local_factory
 
     return Router(
         load_profiles(cfg.profiles_path),

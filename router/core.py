@@ -160,7 +160,8 @@ class Router:
         bound = request.get("max_latency_s", self.latency_bound_s)
         task = request.get("task_type")
         if not isinstance(task, str) or not task:
-            task = feats.get("task_type") if isinstance(feats.get("task_type"), str) else "chat"
+            ft = feats.get("task_type")
+            task = ft if isinstance(ft, str) else "chat"
         ctx = RouteContext(
             request, task, inp, out, self._routable, float(bound) if bound is not None else None
         )
@@ -224,7 +225,7 @@ class Router:
             plan.seconds,
             p.cost_usd(plan.input_tokens, plan.output_tokens),
             ok,
-            0.0 if ok else adm.wait_s,
+            0.0 if ok or adm is None else adm.wait_s,
             reason,
             plan.input_tokens,
             plan.output_tokens,
@@ -297,8 +298,9 @@ class Router:
         """Feed the estimator (on success), update cooldowns (on 429/5xx/timeout) and settle the
         bucket with the actual cost ``actual_tokens × actual_seconds`` (total tokens)."""
         actual = self._after(decision, actual_tokens, actual_seconds, status, output_tokens, retry_after_s)
-        if decision.admission is not None and decision.admission.ok:
-            self.bucket(decision.tenant).settle(decision.admission, actual)
+        bucket = self.bucket(decision.tenant)  # not None: an admission came from it
+        if decision.admission is not None and decision.admission.ok and bucket is not None:
+            bucket.settle(decision.admission, actual)
 
     async def arecord(
         self,
@@ -311,5 +313,6 @@ class Router:
         retry_after_s: float | None = None,
     ) -> None:
         actual = self._after(decision, actual_tokens, actual_seconds, status, output_tokens, retry_after_s)
-        if decision.admission is not None and decision.admission.ok:
-            await self.bucket(decision.tenant).asettle(decision.admission, actual)
+        bucket = self.bucket(decision.tenant)  # not None: an admission came from it
+        if decision.admission is not None and decision.admission.ok and bucket is not None:
+            await bucket.asettle(decision.admission, actual)

@@ -17,9 +17,14 @@ log = logging.getLogger("tao.router.estimate")
 
 @runtime_checkable
 class EstimateLike(Protocol):
-    output_tokens: float
-    total_tokens: float
-    seconds: float
+    """Read-only fields (a frozen dataclass such as :class:`Estimate` satisfies it)."""
+
+    @property
+    def output_tokens(self) -> float: ...
+    @property
+    def total_tokens(self) -> float: ...
+    @property
+    def seconds(self) -> float: ...
 
 
 @runtime_checkable

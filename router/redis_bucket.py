@@ -16,10 +16,12 @@ import math
 import threading
 import time
 from dataclasses import dataclass
+from typing import cast
 
 import redis
 import redis.asyncio as aredis
 from redis.backoff import NoBackoff
+from redis.exceptions import NoScriptError
 from redis.retry import Retry
 
 from router.bucket import Admission, BucketConfig, LocalBucket, _check_cost
@@ -203,7 +205,7 @@ class RedisBucket:
         if self._sha is not None:
             try:
                 return self._client.evalsha(self._sha, 2, *args)
-            except redis.exceptions.NoScriptError:
+            except NoScriptError:
                 pass
         self._sha = self._client.script_load(LUA)
         self.script_loads += 1
@@ -215,7 +217,7 @@ class RedisBucket:
         if self._sha is not None:
             try:
                 return await client.evalsha(self._sha, 2, *args)
-            except redis.exceptions.NoScriptError:
+            except NoScriptError:
                 pass
         self._sha = await client.script_load(LUA)
         self.script_loads += 1
@@ -280,7 +282,8 @@ class RedisBucket:
 
     def stats(self) -> dict[str, float]:
         """Admitted cost/count and rejections recorded by the script (raises if Redis is down)."""
-        raw = self._client.hgetall(self.keys[1])
+        # the clients are made without decode_responses: keys and values are bytes
+        raw = cast("dict[bytes, bytes]", self._client.hgetall(self.keys[1]))
         return {k.decode(): float(v) for k, v in raw.items()}
 
     def reset(self) -> None:

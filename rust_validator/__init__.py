@@ -20,8 +20,9 @@ plans, schemas); for ``SchemaValidator.is_valid``/``errors`` a ``str`` is a stri
 from __future__ import annotations
 
 import threading
+from abc import ABCMeta
 from collections.abc import MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rust_validator import _native
 from rust_validator._native import (
@@ -37,7 +38,10 @@ from rust_validator._native import (
     jsonlogic,
 )
 
-MutableMapping.register(Observation)
+if TYPE_CHECKING:
+    from rust_validator._native import PlanReportDict
+
+cast(ABCMeta, MutableMapping).register(Observation)  # typeshed's MutableMapping hides ABCMeta
 
 _reference_lock = threading.Lock()
 _reference_checker: PlanChecker | None = None
@@ -54,7 +58,7 @@ def reference_plan_checker() -> PlanChecker:
         return _reference_checker
 
 
-def check_plan(plan: Any, tools: Any = None) -> dict[str, Any]:
+def check_plan(plan: Any, tools: Any = None) -> PlanReportDict:
     """Check a plan (dict or JSON ``bytes``/``str``) against ``tools``.
 
     ``tools`` is ``{name: args JSON Schema}``, a list of ToolSpec dicts, a compiled

@@ -1,9 +1,22 @@
 # Type stubs for the native module. Sections are owned by their component; keep them separate.
 __version__: str
+__all__ = [
+    "__version__",
+    "SchemaValidator",
+    "ObservationChecker",
+    "Observation",
+    "PlanChecker",
+    "jsonlogic",
+    "check_batch",
+    "ValidationInputError",
+    "CompileError",
+    "THOUGHT_PLAN_SCHEMA",
+    "TreeEnsemble",
+]
 
 # ---- validator (SchemaValidator, ObservationChecker, check_plan, jsonlogic, check_batch) ----
-from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
-from typing import Any, Literal, TypedDict
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, Sequence, ValuesView
+from typing import Any, Literal, Self, TypedDict, final
 
 JSONInput = Any  # dict/list/str/int/float/bool/None, or bytes/bytearray/memoryview of JSON text
 
@@ -49,6 +62,7 @@ class ObservationDict(TypedDict):
     audit_trail: list[AuditEntryDict]
     details: dict[str, Any]
 
+@final
 class Observation:
     """The result of ``ObservationChecker.check``/``check_batch``: a lazy, dict-like
     ObservationResult (the keys of :class:`ObservationDict`). The Python dict (audit trail,
@@ -63,12 +77,12 @@ class Observation:
     def error_type(self) -> str | None: ...
     @property
     def confidence_score(self) -> float: ...
-    def __getitem__(self, key: str) -> Any: ...
-    def __setitem__(self, key: str, value: Any) -> None: ...
-    def __delitem__(self, key: str) -> None: ...
+    def __getitem__(self, key: str, /) -> Any: ...
+    def __setitem__(self, key: str, value: Any, /) -> None: ...
+    def __delitem__(self, key: str, /) -> None: ...
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[str]: ...
-    def __contains__(self, key: object) -> bool: ...
+    def __contains__(self, key: object, /) -> bool: ...
     def get(self, key: str, default: Any = None) -> Any: ...
     def keys(self) -> KeysView[str]: ...
     def values(self) -> ValuesView[Any]: ...
@@ -89,14 +103,15 @@ class PlanReportDict(TypedDict):
 
 THOUGHT_PLAN_SCHEMA: str  # the embedded schemas/thought_plan.json
 
+@final
 class SchemaValidator:
     """A JSON Schema compiled once (drafts 4, 6, 7, 2019-09, 2020-12; ``draft=None`` reads
     ``$schema``, default 2020-12). ``bytes`` instances are JSON text parsed in Rust; other objects
     are values (a ``str`` is a JSON string value: use ``is_valid_json`` for JSON text in a str).
     ``resources`` maps absolute URIs to schemas for ``$ref`` (nothing is fetched)."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         schema: JSONInput,
         *,
         draft: str | None = None,
@@ -106,7 +121,7 @@ class SchemaValidator:
         max_bytes: int = 16777216,
         max_depth: int = 64,
         allow_duplicate_keys: bool = False,
-    ) -> None: ...
+    ) -> Self: ...
     def is_valid(self, instance: JSONInput) -> bool: ...
     def is_valid_json(self, text: str | bytes) -> bool: ...
     def errors(self, instance: JSONInput, *, limit: int = 100) -> list[SchemaErrorDict]: ...
@@ -115,13 +130,14 @@ class SchemaValidator:
 def jsonlogic(rule: Any, data: Any) -> Any:
     """Evaluate a JsonLogic rule (datalogic-rs) against data; raises CompileError on a bad rule."""
 
+@final
 class ObservationChecker:
     """Checks ActionResults against one tool contract (a ToolSpec dict or its JSON), compiled once.
 
     ``expected``: {JSON pointer: [values the plan foresaw]} (consistency check)."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         contract: JSONInput,
         *,
         expected: dict[str, list[Any]] | None = None,
@@ -130,7 +146,7 @@ class ObservationChecker:
         max_bytes: int = 16777216,
         max_depth: int = 64,
         allow_duplicate_keys: bool = False,
-    ) -> None: ...
+    ) -> Self: ...
     @property
     def tool(self) -> str: ...
     def check(self, action_result: JSONInput, *, soft: float | None = None) -> Observation:
@@ -153,11 +169,12 @@ def check_batch(
     errors: Literal["observe", "raise"] = "observe",
 ) -> list[Observation | ObservationDict]: ...
 
+@final
 class PlanChecker:
     """ThoughtPlan checks against a tool registry ({name: args JSON Schema} or ToolSpec dicts)."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         tools: Mapping[str, Any] | Iterable[Mapping[str, Any]],
         *,
         validate_formats: bool = True,
@@ -165,14 +182,14 @@ class PlanChecker:
         max_bytes: int = 1048576,
         max_depth: int = 64,
         allow_duplicate_keys: bool = False,
-    ) -> None: ...
+    ) -> Self: ...
     @property
     def tools(self) -> list[str]: ...
     def check(self, plan: JSONInput) -> PlanReportDict: ...
 
 # ---- trees (estimator fast path) ----
-from collections.abc import Sequence
 
+@final
 class TreeEnsemble:
     """XGBoost ``gbtree`` model (numerical splits, one output) evaluated in Rust.
 
@@ -181,7 +198,7 @@ class TreeEnsemble:
     unsupported models (dart, categorical splits, multi-output) and wrong row lengths.
     """
 
-    def __init__(self, model_json: str, feature_names: Sequence[str] | None = None) -> None: ...
+    def __new__(cls, model_json: str, feature_names: Sequence[str] | None = None) -> Self: ...
     def predict(self, row: Sequence[float] | Mapping[str, float | None]) -> float:
         """One row in training column order (NaN = missing), or a dict by feature name."""
     def predict_batch(self, rows: Iterable[Sequence[float] | Mapping[str, float | None]]) -> list[float]: ...

@@ -20,14 +20,14 @@ from typing import Any
 import numpy as np
 
 from bench.common import RESULTS_DIR, git_info, machine_info, time_per_call, utc_now, versions, write_json
+from estimator.data.paths import AZURE_CONV, data_path
 from estimator.data.synthetic import MODELS, generate
 from estimator.evaluate import evaluate_agent, evaluate_trace
 from estimator.features import FeatureSpec
 from estimator.model import TokenEstimator
 from estimator.train import TrainConfig
 
-ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_TRACE = ROOT.parent / "shared" / "data" / "traces" / "azure2023" / "AzureLLMInferenceTrace_conv.csv"
+DEFAULT_TRACE = data_path(AZURE_CONV)  # $TAO_TEST_DATA, ../shared/data or .testdata/
 
 
 def _latency(quick: bool) -> dict[str, Any]:
@@ -38,6 +38,7 @@ def _latency(quick: bool) -> dict[str, Any]:
     est = TokenEstimator(FeatureSpec(models=MODELS), cfg).fit(train)
     booster = est.booster("output_tokens")
     booster.set_param({"nthread": 1})  # XGBoost's fastest setting for one row (no thread wake-ups)
+    assert est._models is not None  # set by fit()
     fast = est._models.fast["output_tokens"]  # the Rust evaluator the estimator itself uses
     X = np.array([est.spec.row(est.features(r["request"])) for r in test], dtype=np.float32)
     rows = X.tolist()
@@ -117,7 +118,9 @@ def run(quick: bool = False, trace: Path = DEFAULT_TRACE) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.suites.estimator", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.suites.estimator", description=(__doc__ or "").split("\n")[0]
+    )
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--trace", type=Path, default=DEFAULT_TRACE)
     ap.add_argument("--out", type=Path, default=RESULTS_DIR / "estimator.json")

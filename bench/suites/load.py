@@ -109,7 +109,7 @@ def replay_requests(cfg: LoadSuiteConfig, faults: bool = False) -> list[Request]
         kinds += ["normal"] * (n - len(kinds))
         rng.shuffle(kinds)
     out = []
-    for plan, kind in zip(gen.plans(n), kinds):
+    for plan, kind in zip(gen.plans(n), kinds, strict=False):
         headers = dict(JSON)
         if kind == "broken_dependency":
             plan = broken_dependency(plan, rng)

@@ -37,10 +37,11 @@ from bench.router_sim import (
     VClock,
     simulate,
 )
+from estimator.data.paths import AZURE_CONV, data_path
 from router import BucketConfig, HeuristicEstimator, LocalBucket, Router, load_profiles
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_TRACE = ROOT.parent / "shared" / "data" / "traces" / "azure2023" / "AzureLLMInferenceTrace_conv.csv"
+DEFAULT_TRACE = data_path(AZURE_CONV)  # $TAO_TEST_DATA, ../shared/data or .testdata/
 PRICE_IN, PRICE_OUT = 0.002, 0.008  # USD per 1k tokens (the mid profile), for the cost column
 
 
@@ -197,6 +198,7 @@ def replay(cfg: RouterBenchConfig) -> dict:
                 break
             lo, hi = (math.log(f), hi) if gp < target else (lo, math.log(f))
             f = math.exp((lo + hi) / 2)
+        assert best is not None  # cfg.tune_iters >= 1
         res, gp, wall, f = best
         policies[name] = _row(trace, inp[sl], out[sl], small, res, gp, wall, f)
     pred_small = trace.predicted_output <= np.median(trace.output_tokens)
@@ -347,7 +349,9 @@ def run(quick: bool = False, trace: Path | None = None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.suites.router", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.suites.router", description=(__doc__ or "").split("\n")[0]
+    )
     ap.add_argument(
         "--trace", type=Path, default=None, help="CSV with TIMESTAMP, ContextTokens, GeneratedTokens"
     )

@@ -176,7 +176,7 @@ def split_index(n: int, split: str) -> int:
         f = math.nan
     if kind != "time" or not 0.0 < f < 1.0:
         raise TraceError(f"split must look like time:0.7 (a fraction in (0, 1)), got {split!r}")
-    k = int(round(n * f))
+    k = round(n * f)
     if k < 1 or k >= n:
         raise TraceError(f"split {split} leaves an empty train or test part of {n} rows")
     return k

@@ -124,9 +124,9 @@ def generate(n: int, seed: int = 0, cfg: AgentTraceConfig | None = None) -> list
         mean = _expected_output(req, f, cfg)
         y = mean * math.exp(rng.gauss(0.0, cfg.noise)) + rng.gauss(0.0, cfg.jitter)
         cap = req["max_tokens"]
-        y = max(1, int(round(min(y, cap) if cap else y)))
+        y = max(1, round(min(y, cap) if cap else y))
         expected = min(mean, cap) if cap else mean
-        prompt = int(round(f["prompt_tokens"] * _TOKENIZER[req["model"]] + rng.gauss(0.0, 1.0)))
+        prompt = round(f["prompt_tokens"] * _TOKENIZER[req["model"]] + rng.gauss(0.0, 1.0))
         ttft, prefill, decode = _SPEED[req["model"]]
         secs = (ttft + prompt / prefill + y / decode) * math.exp(rng.gauss(0.0, 0.08))
         out.append(

@@ -10,6 +10,7 @@ import asyncio
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Literal
 
 import orjson
 import uvicorn
@@ -113,7 +114,7 @@ class Upstream:
 class ServerThread:
     """Run an ASGI app under uvicorn in a background thread on 127.0.0.1 (free port)."""
 
-    def __init__(self, app, port: int | None = None, *, lifespan: str = "off") -> None:
+    def __init__(self, app, port: int | None = None, *, lifespan: Literal["auto", "on", "off"] = "off") -> None:
         self.port = port or free_port()
         self.server = uvicorn.Server(
             uvicorn.Config(

@@ -34,7 +34,7 @@ def _requests(n: int, seed: int = 7) -> list[Request]:
     kinds += ["normal"] * (n - len(kinds))
     rng.shuffle(kinds)
     out = []
-    for plan, kind in zip(plans, kinds):
+    for plan, kind in zip(plans, kinds, strict=False):
         headers = {"content-type": "application/json"}
         if kind == "broken_dependency":
             plan = broken_dependency(plan)

@@ -73,7 +73,7 @@ def test_missing_hints_are_nan_and_unknown_values_are_nan():
 
 
 def test_extra_spec_features_come_from_hints():
-    spec = FeatureSpec(names=REQUEST_FEATURES + ("rate_60s",))
+    spec = FeatureSpec(names=(*REQUEST_FEATURES, "rate_60s"))
     f = FeatureExtractor(spec)(_request(hints={"rate_60s": 12}))
     assert f["rate_60s"] == 12.0
     assert math.isnan(FeatureExtractor(spec)(_request())["rate_60s"])

@@ -83,7 +83,7 @@ def test_frozen_results_are_independent(checker) -> None:
 def test_result_outlives_its_checker() -> None:
     spec = reference_registry()["get_order_status"].model_dump(mode="json")
     c = rv.ObservationChecker(spec)
-    results = c.check_batch([action(ORDER)] * 3) + [c.check(action(ORDER))]
+    results = [*c.check_batch([action(ORDER)] * 3), c.check(action(ORDER))]
     del c
     import gc
 
