@@ -1,0 +1,535 @@
+"""Hybrid planning: split a request into clauses, plan each with the model, compose the plans.
+
+:class:`ComposingEngine` wraps any :class:`~thought_model.engine.base.PlanEngine` (same
+interface). For each request it runs perception once, splits the masked text into clauses
+(:mod:`thought_model.clauses`) and sends the whole request *and* every clause to the inner engine
+in one batched ``generate`` call. Then, per request:
+
+1. a clause that came back ``insufficient_context`` is filled where it can be: a missing field is
+   taken from a slot of another clause (``reserve it for an hour`` gets the ``<DATE1>`` of the
+   clause before it), else from an earlier clause's step whose tool ``extract``\\ s a matching
+   output (the registry's extract → argument graph the grammar's references use:
+   ``get_user_profile.city`` → ``get_weather.city``, ``find_meeting_room.room_id`` →
+   ``book_meeting_room.room_id``, ``submit_expense.expense_id`` → ``get_expense_status``). A
+   reference is offered to the model as an extra slot of the field's kind (``reserve <ROOM1> for
+   <DUR1> <DATE1>``) bound to the reference; all filled clauses are re-planned in one second
+   batched call.
+2. the clause plans are concatenated in clause order, renumbered ``t1..tN``, their dependencies and
+   ``${tK.x}`` references rewritten; a reference slot becomes ``${tK.name}`` plus a dependency; a
+   step that repeats an earlier one (same tool and arguments) is dropped.
+3. acceptance: the composed plan replaces the whole-request plan only when every clause produced
+   a plan (after filling), it has at most :data:`MAX_STEPS` steps and it has **more distinct tool
+   calls** than the whole-request plan. When the whole-request output is itself
+   ``insufficient_context`` and some clause misses a field no other clause or earlier step can
+   provide, the result is ``insufficient_context`` with the union of the missing fields.
+
+Otherwise the whole-request result (plan, insufficiency or typed error) is returned unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tao.contracts import InsufficientContext, PlanStep, ThoughtPlan, ToolSpec
+from tao.contracts.plan import MAX_STEPS, REF_PATTERN
+from thought_model.clauses import Clause, is_zh, renumber, split_request
+from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
+from thought_model.entities import ME_SLOT, SLOT_TOKEN_RE, Perception, perceive
+
+MULTI_INTENT = "multi_task"
+_REF_MARK = "\x00ref:"  # value of a reference slot: \x00ref:<clause>:<step index>:<output>
+
+
+# --------------------------------------------------------------------------- codec adapter
+@dataclass
+class ClauseRequest(PlanRequest):
+    """A plan request whose perception is already done (a clause, or the whole request)."""
+
+    perception: Perception | None = None
+
+
+class ClauseCodec:
+    """Wraps an engine codec: a :class:`ClauseRequest` is prompted from its own perception (masked
+    text and slots as given); every other request goes to the wrapped codec unchanged."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def prepare(self, request: PlanRequest) -> tuple[str, Any]:
+        p = getattr(request, "perception", None)
+        if p is None:
+            return self.inner.prepare(request)
+        from thought_model.prompt import BOS_TOKEN, ME_MARK, NO_USER, PLAN_MARK
+
+        user_known = bool(request.session is not None and request.session.user_id)
+        return f"{BOS_TOKEN}{p.masked}{ME_MARK}{ME_SLOT if user_known else NO_USER}{PLAN_MARK}", p
+
+    def schema(self, tools, slots=None):
+        return self.inner.schema(tools, slots)
+
+    def slots(self, request, ctx):
+        return self.inner.slots(request, ctx)
+
+    def parse(self, text, request, ctx=None):
+        return self.inner.parse(text, request, ctx)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+# --------------------------------------------------------------------------- registry graph
+def _nonnull(prop: dict[str, Any]) -> dict[str, Any]:
+    for key in ("anyOf", "oneOf"):
+        if key in prop:
+            opts = [s for s in prop[key] if s.get("type") != "null"]
+            if len(opts) == 1:
+                return {**{k: v for k, v in prop.items() if k != key}, **opts[0]}
+    return prop
+
+
+def _base(pattern: str | None) -> str | None:
+    if not pattern:
+        return None
+    base = pattern.replace(f"|({REF_PATTERN})", "")
+    if base != pattern and base.startswith("(") and base.endswith(")"):
+        base = base[1:-1]
+    return base
+
+
+class RegistryGraph:
+    """Which slot kinds fill an argument, and which earlier outputs may feed it (``extract``)."""
+
+    def __init__(self, tools: Sequence[ToolSpec]) -> None:
+        from thought_model.grammar import SLOT_SAMPLES
+
+        self.tools = {t.name: t for t in tools}
+        self.props: dict[str, dict[str, Any]] = {}
+        for t in tools:
+            for n, p in t.args_schema.get("properties", {}).items():
+                self.props.setdefault(n, _nonnull(p))
+        self._samples = SLOT_SAMPLES
+
+    def slot_kinds(self, name: str) -> list[str]:
+        """Slot kinds that can fill the argument ``name`` (best first)."""
+        prop = self.props.get(name, {})
+        pattern = prop.get("pattern")
+        if pattern:
+            return [k for k, ss in self._samples.items() if any(re.search(pattern, s) for s in ss)]
+        typ = prop.get("type")
+        if typ == "integer":
+            return ["DUR"] if "dur" in name else ["NUM", "DUR"]
+        if typ == "number":
+            return ["AMOUNT"]
+        if typ == "array":
+            return ["NAME"]
+        if "enum" in prop or typ == "boolean":
+            return []
+        by_name = {"city": "CITY", "name": "NAME", "value": "TEXT"}
+        return [by_name.get(name, "TEXT")]
+
+    def outputs_for(self, name: str) -> set[str]:
+        """Output names (``extract`` keys) that may feed the argument ``name``: its own name, or
+        arguments with the same base pattern (``to`` ← ``email``)."""
+        base = _base(self.props.get(name, {}).get("pattern"))
+        names = {name}
+        if base:
+            names |= {n for n, p in self.props.items() if _base(p.get("pattern")) == base}
+        return names
+
+    def provider(self, tool: str, name: str) -> str | None:
+        """The output of ``tool`` that can feed argument ``name`` (None if it extracts none)."""
+        spec = self.tools.get(tool)
+        if spec is None:
+            return None
+        outs = self.outputs_for(name)
+        for o in [name, *sorted(outs - {name})]:
+            if o in spec.extract:
+                return o
+        return None
+
+
+def _reference_tools() -> list[ToolSpec]:
+    try:
+        from tao.domains.reference.registry import reference_tools
+    except ImportError:  # layout before the tao/domains move
+        from training.reference_registry import reference_tools
+    return reference_tools()
+
+
+def reference_intent_shapes() -> dict[tuple, str]:
+    """Plan shape (tools and dependency positions) → intent, for the multi-step intents of the
+    reference domain (used to name a composed plan whose clauses reference each other)."""
+    try:
+        from tao.domains.reference.phrasing.intents import INTENTS
+    except ImportError:
+        try:
+            from training.intents import INTENTS  # layout before the tao/domains move
+        except ImportError:
+            return {}
+    shapes: dict[tuple, list[str]] = {}
+    for spec in INTENTS:
+        if len(spec.steps) < 2:
+            continue
+        key = tuple((tool, tuple(int(d[1:]) - 1 for d in deps)) for tool, _, deps in spec.steps)
+        shapes.setdefault(key, []).append(spec.name)
+    return {k: v[0] for k, v in shapes.items() if len(v) == 1}
+
+
+def plan_shape(plan: ThoughtPlan) -> tuple:
+    idx = {s.step_id: i for i, s in enumerate(plan.steps)}
+    return tuple((s.tool, tuple(sorted(idx[d] for d in s.dependencies))) for s in plan.steps)
+
+
+# --------------------------------------------------------------------------- filling
+_ZH_PRONOUN = re.compile(r"那里|那边|那儿|该订单|这个订单|这单|该单|它的|他的|她的|它|他|她")
+_EN_PRONOUN = re.compile(r"\b(?:it|there|that one|them|its|their|his|her)\b", re.I)
+
+
+def _kind(tok: str) -> str:
+    return re.sub(r"[0-9<>]", "", tok)
+
+
+@dataclass
+class _Fill:
+    text_slots: dict[str, Any]  # token -> value added to the clause
+    missing: list[str]  # fields nothing can provide
+
+
+def _free_token(kind: str, used: set[str]) -> str:
+    for i in range(9, 0, -1):
+        tok = f"<{kind}{i}>"
+        if tok not in used:
+            return tok
+    raise ValueError("no free slot token")
+
+
+def _augment(clause: Clause, adds: list[tuple[str, Any, bool]]) -> Clause:
+    """The clause with extra slots: (token, value, replace-a-pronoun)."""
+    text = clause.masked
+    zh = is_zh(text)
+    slots = dict(clause.slots)
+    for tok, value, pronoun in adds:
+        rx = _ZH_PRONOUN if zh else _EN_PRONOUN
+        if pronoun and rx.search(text):
+            text = rx.sub(tok, text, count=1)
+        else:
+            text = f"{text}，{tok}" if zh else f"{text} {tok}"
+        slots[tok] = value
+    return Clause(masked=text, slots=slots)
+
+
+# --------------------------------------------------------------------------- the engine
+@dataclass
+class ComposerConfig:
+    enabled: bool = True
+    max_steps: int = MAX_STEPS
+    refill: bool = True  # re-plan insufficient clauses with slots from other clauses / references
+    refill_rounds: int = 2  # at most this many extra batched engine calls per generate()
+    union_insufficient: bool = False  # whole insufficient + unfillable clause -> union of fields
+    # (off: on the hand-written set it fixed no row and broke one)
+
+
+@dataclass
+class _Job:
+    req: PlanRequest
+    perception: Perception
+    clauses: list[Clause] = field(default_factory=list)
+    whole: PlanResult | None = None
+    parts: list[PlanResult | None] = field(default_factory=list)
+    stats: GenerationStats = field(default_factory=GenerationStats)
+    how: str = "whole"
+
+
+class ComposingEngine(PlanEngine):
+    """Clause split + per-clause planning + registry-graph composition around ``inner``."""
+
+    name = "composing"
+
+    def __init__(
+        self,
+        inner: PlanEngine,
+        tools: Sequence[ToolSpec] | None = None,
+        config: ComposerConfig | None = None,
+        intent_shapes: dict[tuple, str] | None = None,
+        splitter: Callable[[Perception], list[Clause]] = split_request,
+    ) -> None:
+        self.inner = inner
+        if tools is None:
+            tools = _reference_tools()
+        self.graph = RegistryGraph(tools)
+        self.cfg = config or ComposerConfig()
+        self.intent_shapes = reference_intent_shapes() if intent_shapes is None else intent_shapes
+        self.splitter = splitter
+        codec = getattr(inner, "codec", None)
+        if codec is not None and not isinstance(codec, ClauseCodec):
+            inner.codec = ClauseCodec(codec)  # transparent for ordinary requests
+        self.name = f"composing+{getattr(inner, 'name', 'engine')}"
+
+    # -- interface -------------------------------------------------------------------------
+    def generate(self, requests: list[PlanRequest]) -> list[PlanResult]:
+        t0 = time.perf_counter()
+        jobs = [self._job(r) for r in requests]
+        batch: list[PlanRequest] = []
+        where: list[tuple[int, int]] = []  # (job, -1 whole | clause index)
+        for j, job in enumerate(jobs):
+            batch.append(
+                ClauseRequest(
+                    job.req.text, job.req.session, job.req.tools, job.req.deadline_s, job.perception
+                )
+            )
+            where.append((j, -1))
+            for k, c in enumerate(job.clauses):
+                batch.append(self._clause_request(job.req, c))
+                where.append((j, k))
+        results = self.inner.generate(batch)
+        for (j, k), res in zip(where, results, strict=True):
+            job = jobs[j]
+            _add_stats(job.stats, res.stats)
+            if k < 0:
+                job.whole = res
+            else:
+                job.parts[k] = res
+        # second round: clauses whose insufficiency other clauses / earlier steps can fill
+        # (a second refill round lets a clause reference one that was itself filled in the first:
+        # "look for a room for 5 … and reserve it for an hour")
+        for _ in range(self.cfg.refill_rounds if self.cfg.refill else 0):
+            batch, where = [], []
+            for j, job in enumerate(jobs):
+                for k, c in self._refills(job):
+                    job.clauses[k] = c
+                    batch.append(self._clause_request(job.req, c))
+                    where.append((j, k))
+            if not batch:
+                break
+            for (j, k), res in zip(where, self.inner.generate(batch), strict=True):
+                _add_stats(jobs[j].stats, res.stats)
+                jobs[j].parts[k] = res
+        out = []
+        ms = (time.perf_counter() - t0) * 1000.0
+        for job in jobs:
+            res = self._compose(job)
+            stats = GenerationStats(**{**job.stats.__dict__, "ms": ms})
+            out.append(PlanResult(output=res.output, error=res.error, stats=stats, text=res.text))
+        return out
+
+    def close(self) -> None:
+        self.inner.close()
+
+    @property
+    def ready(self) -> bool:
+        return self.inner.ready
+
+    # -- steps -----------------------------------------------------------------------------
+    def _job(self, req: PlanRequest) -> _Job:
+        from thought_model.prompt import session_today
+
+        user_known = bool(req.session is not None and req.session.user_id)
+        p = perceive(req.text.strip(), today=session_today(req.session), user_known=user_known)
+        job = _Job(req=req, perception=p)
+        if self.cfg.enabled:
+            clauses = self.splitter(p)
+            if len(clauses) > 1:
+                job.clauses = clauses
+                job.parts = [None] * len(clauses)
+        return job
+
+    @staticmethod
+    def _clause_request(req: PlanRequest, c: Clause) -> ClauseRequest:
+        """A clause as a request; its slots renumbered from 1 per kind as in training prompts
+        (values are literal after parsing, so the numbering never reaches the output)."""
+        rc, _ = renumber(c)
+        return ClauseRequest(req.text, req.session, req.tools, req.deadline_s, rc.perception())
+
+    def _refills(self, job: _Job) -> list[tuple[int, Clause]]:
+        """Clauses to re-plan with slots taken from other clauses or references to earlier steps."""
+        if not job.clauses:
+            return []
+        out: list[tuple[int, Clause]] = []
+        for k, res in enumerate(job.parts):
+            if res is None or not isinstance(res.output, InsufficientContext):
+                continue
+            adds: list[tuple[str, Any, bool]] = []
+            used = set(job.clauses[k].slots)
+            fillable = True
+            for f in res.output.required_fields:
+                add = self._fill_one(job, k, f, used)
+                if add is None:
+                    fillable = False
+                    break
+                adds.append(add)
+                used.add(add[0])
+            if fillable and adds:
+                out.append((k, _augment(job.clauses[k], adds)))
+        return out
+
+    def _fill_one(self, job: _Job, k: int, f: str, used: set[str]) -> tuple[str, Any, bool] | None:
+        kinds = self.graph.slot_kinds(f)
+        if f == "user_id" and job.req.session is not None and job.req.session.user_id:
+            kinds = [x for x in kinds if x != "USER"] or kinds
+        order = list(range(k - 1, -1, -1)) + list(range(k + 1, len(job.clauses)))
+        for j in order:  # a slot of the field's kind from another clause (nearest earlier first)
+            for tok, v in job.clauses[j].slots.items():
+                if _kind(tok) in kinds and tok not in used:
+                    return tok, v, True
+        for j in range(k - 1, -1, -1):  # a reference to an earlier clause's step that extracts it
+            res = job.parts[j]
+            if res is None or not isinstance(res.output, ThoughtPlan):
+                continue
+            for i in range(len(res.output.steps) - 1, -1, -1):
+                o = self.graph.provider(res.output.steps[i].tool, f)
+                if o and kinds:
+                    return _free_token(kinds[0], used), f"{_REF_MARK}{j}:{i}:{o}", True
+        return None
+
+    def _compose(self, job: _Job) -> PlanResult:
+        whole = job.whole or PlanResult()
+        if not job.clauses:
+            return whole
+        parts = job.parts
+        if any(p is None or not p.ok for p in parts):
+            return whole
+        if any(isinstance(p.output, InsufficientContext) for p in parts):
+            if self.cfg.union_insufficient and whole.ok and isinstance(whole.output, InsufficientContext):
+                fields: list[str] = []
+                for k, p in enumerate(parts):
+                    if isinstance(p.output, InsufficientContext):
+                        used = set(job.clauses[k].slots)
+                        fields += [
+                            f for f in p.output.required_fields if self._fill_one(job, k, f, used) is None
+                        ]
+                fields = list(dict.fromkeys(fields))
+                if fields:
+                    job.how = "union"
+                    ins = InsufficientContext(required_fields=fields, intent=whole.output.intent)
+                    return PlanResult(output=ins, text=ins.model_dump_json(exclude_none=True))
+            return whole
+        plan = self._concat(job, [p.output for p in parts])  # type: ignore[misc]
+        if plan is None:
+            return whole
+        if _distinct_calls(plan) <= _distinct_calls(whole.output if whole.ok else None):
+            return whole
+        job.how = "composed"
+        return PlanResult(output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
+
+    def _concat(self, job: _Job, plans: list[ThoughtPlan]) -> ThoughtPlan | None:
+        steps: list[PlanStep] = []
+        seen: dict[str, str] = {}  # canonical (tool, args) -> global id
+        contributing: list[int] = []  # clauses that added at least one new step
+        by_index: list[list[str]] = []
+        cross = False
+        for k, plan in enumerate(plans):
+            ids: dict[str, str] = {}
+            idx: list[str] = []
+            for s in plan.steps:
+                deps = [ids[d] for d in s.dependencies if d in ids]
+                args: dict[str, Any] = {}
+                for a, v in s.arguments.items():
+                    v, extra = _rewrite(v, ids, by_index)
+                    if extra:
+                        cross = True
+                    deps += [d for d in extra if d not in deps]
+                    args[a] = v
+                key = json.dumps([s.tool, args], sort_keys=True, ensure_ascii=False)
+                same = seen.get(key) or _same_ask(s.tool, args, deps, steps)
+                if same:  # a repeated ask (or a fragment of an earlier one): reuse that step
+                    ids[s.step_id] = same
+                    idx.append(same)
+                    continue
+                gid = f"t{len(steps) + 1}"
+                if len(steps) >= self.cfg.max_steps:
+                    return None
+                if not contributing or contributing[-1] != k:
+                    contributing.append(k)
+                steps.append(PlanStep(step_id=gid, tool=s.tool, arguments=args, dependencies=deps))
+                seen[key] = gid
+                ids[s.step_id] = gid
+                idx.append(gid)
+            by_index.append(idx)
+        if len(contributing) <= 1:
+            intent = plans[contributing[0] if contributing else 0].intent
+        else:
+            intent = MULTI_INTENT
+        try:
+            plan = ThoughtPlan(intent=intent, steps=steps)
+        except ValueError:
+            return None
+        if cross:
+            named = self.intent_shapes.get(plan_shape(plan))
+            if named:
+                plan = plan.model_copy(update={"intent": named})
+        return plan
+
+
+def _same_ask(tool: str, args: dict[str, Any], deps: list[str], steps: list[PlanStep]) -> str | None:
+    """The id of an earlier step this one only repeats, merging arguments in place:
+
+    * same tool and no conflicting argument values (``get_weather(city)`` after
+      ``get_weather(city, date)``; ``create_calendar_event`` with the attendees added): the
+      earlier step takes the union of both argument sets;
+    * a step that re-reads what it references (``get_user_profile(user_id=${t2.user_id})`` where
+      t2 is ``get_user_profile``): the referenced step."""
+    by_id = {s.step_id: s for s in steps}
+    refs = [re.fullmatch(REF_PATTERN, v) if isinstance(v, str) else None for v in args.values()]
+    if args and all(m is not None for m in refs):
+        targets = {m.group(1) for m in refs if m}
+        if len(targets) == 1:
+            t = by_id.get(next(iter(targets)))
+            if (
+                t is not None
+                and t.tool == tool
+                and all(m is not None and m.group(2) == a for a, m in zip(args, refs, strict=True))
+            ):
+                return t.step_id
+    for s in reversed(steps):
+        if s.tool != tool:
+            continue
+        shared = set(s.arguments) & set(args)
+        if all(s.arguments[a] == args[a] for a in shared):
+            s.arguments.update({a: v for a, v in args.items() if a not in s.arguments})
+            s.dependencies.extend(d for d in deps if d not in s.dependencies and d < s.step_id)
+            return s.step_id
+        return None
+    return None
+
+
+def _rewrite(v: Any, ids: dict[str, str], by_index: list[list[str]]) -> tuple[Any, list[str]]:
+    """Rewrite local references and reference slots; returns (value, extra dependencies)."""
+    if isinstance(v, list):
+        out, extra = [], []
+        for x in v:
+            y, e = _rewrite(x, ids, by_index)
+            out.append(y)
+            extra += e
+        return out, extra
+    if not isinstance(v, str):
+        return v, []
+    if v.startswith(_REF_MARK):
+        j, i, o = v[len(_REF_MARK) :].split(":", 2)
+        gid = by_index[int(j)][int(i)]
+        return f"${{{gid}.{o}}}", [gid]
+    m = re.fullmatch(REF_PATTERN, v)
+    if m and m.group(1) in ids:
+        return f"${{{ids[m.group(1)]}.{m.group(2)}}}", []
+    return v, []
+
+
+def _distinct_calls(out: Any) -> int:
+    if not isinstance(out, ThoughtPlan):
+        return 0
+    return len({json.dumps([s.tool, s.arguments], sort_keys=True, ensure_ascii=False) for s in out.steps})
+
+
+def _add_stats(acc: GenerationStats, s: GenerationStats) -> None:
+    acc.prompt_tokens += s.prompt_tokens
+    acc.generated_tokens += s.generated_tokens
+    acc.forward_passes += s.forward_passes
+    acc.jump_forward_tokens += s.jump_forward_tokens
+
+
+def slot_tokens_in(text: str) -> list[str]:
+    return [m.group(0) for m in SLOT_TOKEN_RE.finditer(text)]
