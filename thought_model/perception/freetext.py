@@ -1,0 +1,101 @@
+"""Free-text values (subjects, bodies, titles) written without a colon or a classic cue word.
+
+Perception's cue rule takes text after ``标题是``/``内容：``/``subject:``/``because``…; this module adds
+the looser forms users write:
+
+* Chinese verb cues: ``正文写周报已提交``, ``内容写上…``, ``标题叫…``, ``主题用…``, and in a request
+  about an email, ``…发邮件说明天不开会`` (``说`` + text; ``说明`` is not a cue);
+* English key words without a colon: ``subject Standup cancelled``, ``subject line is …``,
+  ``title Team sync``, ``body see you there`` (not ``the subject of …``);
+* the text after the **last colon or dash** of an email / calendar ask
+  (``给 bob@x.com 发邮件：明天不开会``, ``email bob - lunch moved to 1pm``); a colon between digits
+  (``15:00``) is a time, not a separator.
+
+Quoted text (``"…"``, ``“…”``, ``「…」``, ``『…』``, ``‘…’``) is already taken by perception's quote rule.
+Each function returns ``(start, end, value)`` spans; a value ends at clause punctuation, at the
+next cue, or after :data:`MAX_CHARS` characters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+MAX_CHARS = 60
+_STOP = re.compile(r"[，。,.;；!！?？\n<>\"“”（）()]")
+_ZH_NEXT_CUE = re.compile(r"(?:正文|内容|标题|主题|抄送|发给|附件)")
+_EN_NEXT_CUE = re.compile(
+    r"\s+(?:and\s+)?(?:(?:with\s+)?(?:the\s+)?body|saying|that says|message|subject|title)(?![A-Za-z])", re.I
+)
+
+_ZH_CUES = re.compile(
+    r"(?:邮件正文|邮件内容|正文|内容|备注)(?:就|里|中)?(?:写上|写着|写|填上|填|用)(?:[:：]\s*)?"
+    r"|(?:标题|主题|题目)(?:就|要)?(?:叫做|叫|写|用|定为|设为)(?:[:：]\s*)?"
+)
+_ZH_SAY = re.compile(r"(?<![小听再别据虽])说(?!明(?!天)|过|话)(?:一下|一声)?[:：，,\s]*")
+_EMAIL_CTX = re.compile(r"邮件|邮箱|发信|写信|e-?mail|mail(?![a-z])|@[A-Za-z0-9.-]+\.[A-Za-z]{2,}", re.I)
+_ASK_CTX = re.compile(
+    r"邮件|邮箱|写信|日程|日历|会议|备注|提醒|e-?mail|mail(?![a-z])|calendar|event|meeting|invite|remind|note",
+    re.I,
+)
+_EN_CUES = re.compile(
+    r"(?<![A-Za-z])(?:subject(?:\s+line)?|title|topic|body)(?:\s+(?:is|should be|reads|as|=))?\s+"
+    r"(?!(?:of|for|to|the email|the mail|line|and|or|is|it|this|that|about)(?![A-Za-z]))",
+    re.I,
+)
+_COLON = re.compile(r"(?<![0-9])[:：](?![0-9])|\s[-–—]\s|——")
+
+
+def _cut(
+    text: str, a: int, extra_stop: re.Pattern[str] | None, taken: Callable[[int, int], bool]
+) -> tuple[int, int] | None:
+    stop = _STOP.search(text, a)
+    b = min(stop.start() if stop else len(text), a + MAX_CHARS)
+    if extra_stop is not None:
+        nxt = extra_stop.search(text, a, b)
+        if nxt is not None and nxt.start() > a:
+            b = nxt.start()
+    # stop before any entity already claimed inside the value
+    for k in range(a, b):
+        if not taken(k, k + 1):
+            b = k
+            break
+    while b > a and text[b - 1] in " ，,、":
+        b -= 1
+    while a < b and text[a] == " ":
+        a += 1
+    return (a, b) if b - a >= 2 or (b - a >= 1 and not text[a].isascii()) else None
+
+
+def find_free_texts(text: str, free: Callable[[int, int], bool] | None = None) -> list[tuple[int, int, str]]:
+    """Cue-less free-text spans in ``text``; ``free(a, b)`` says whether a span is unclaimed."""
+    ok = free or (lambda a, b: True)
+    out: list[tuple[int, int, str]] = []
+
+    def add(span: tuple[int, int] | None) -> None:
+        if span is None:
+            return
+        a, b = span
+        if all(b <= s or a >= e for s, e, _ in out) and ok(a, b):
+            out.append((a, b, text[a:b]))
+
+    for m in _ZH_CUES.finditer(text):
+        add(_cut(text, m.end(), _ZH_NEXT_CUE, ok))
+    if _EMAIL_CTX.search(text):
+        for m in _ZH_SAY.finditer(text):
+            nxt = text[m.end() : m.end() + 1]
+            if nxt and ("\u4e00" <= nxt <= "\u9fff" or nxt.isalnum()):
+                add(_cut(text, m.end(), _ZH_NEXT_CUE, ok))
+    for m in _EN_CUES.finditer(text):
+        add(_cut(text, m.end(), _EN_NEXT_CUE, ok))
+    if not out and _ASK_CTX.search(text):
+        colons = list(_COLON.finditer(text))
+        if colons:
+            a = colons[-1].end()
+            rest = text[a:]
+            stop = _STOP.search(rest)
+            end = a + (stop.start() if stop else len(rest))
+            span = _cut(text, a, None, ok)
+            if span is not None and span[1] >= end - 1:  # the whole rest of the clause
+                add(span)
+    return sorted(out)

