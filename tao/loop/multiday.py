@@ -33,17 +33,11 @@ _SYMBOL = re.compile(rf"^@({DAY_SYMBOL_ALTS})( T[0-2][0-9]:[0-5][0-9])?$")
 _REF = re.compile(r"\$\{(t[1-7])\.")
 
 
-def _schemas(tools: Mapping[str, ToolSpec] | Sequence[ToolSpec] | Mapping[str, dict]) -> dict[str, dict]:
-    items = tools.values() if isinstance(tools, Mapping) else tools
-    out: dict[str, dict] = {}
-    for t in items:
-        if isinstance(t, ToolSpec):
-            out[t.name] = t.args_schema
-        elif isinstance(t, dict) and "name" in t:
-            out[t["name"]] = t.get("args_schema", {})
-    if isinstance(tools, Mapping) and not out:
-        out = {k: (v.get("args_schema", v) if isinstance(v, dict) else {}) for k, v in tools.items()}
-    return out
+def _schemas(tools: Mapping[str, ToolSpec] | Mapping[str, dict] | Sequence[ToolSpec]) -> dict[str, dict]:
+    """Tool name -> arguments schema, from ToolSpecs (a list or a name map) or a map of schemas."""
+    if isinstance(tools, Mapping):
+        return {k: (v.args_schema if isinstance(v, ToolSpec) else v) for k, v in tools.items()}
+    return {t.name: t.args_schema for t in tools}
 
 
 @lru_cache(maxsize=512)
@@ -125,10 +119,13 @@ def _refs(value: Any) -> set[str]:
 
 def expand_multi_day_steps(
     plan: ThoughtPlan,
-    tools: Mapping[str, ToolSpec] | Sequence[ToolSpec],
+    tools: Mapping[str, ToolSpec] | Mapping[str, dict] | Sequence[ToolSpec],
     today: date,
 ) -> ThoughtPlan:
-    """The plan with single-date arguments holding multi-day symbols expanded (see module doc)."""
+    """The plan with single-date arguments holding multi-day symbols expanded (see module doc).
+
+    ``tools``: the registry's ToolSpecs (a list or a name map) or a map of arguments schemas.
+    """
     schemas = _schemas(tools)
     try:
         plans = {s.step_id: _needs_expansion(s, schemas, today) for s in plan.steps}

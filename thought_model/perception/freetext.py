@@ -3,13 +3,14 @@
 Perception's cue rule takes text after ``标题是``/``内容：``/``subject:``/``because``…; this module adds
 the looser forms users write:
 
-* Chinese verb cues: ``正文写周报已提交``, ``内容写上…``, ``标题叫…``, ``主题用…``, and in a request
-  about an email, ``…发邮件说明天不开会`` (``说`` + text; ``说明`` is not a cue);
+* Chinese verb cues: ``正文写周报已提交``, ``内容写上…``, ``标题叫…``, ``主题用…``, and right after an
+  email ask, ``…发邮件说明天不开会`` (``邮件说`` + text; not ``说一声/说下/说明…``);
 * English key words without a colon: ``subject Standup cancelled``, ``subject line is …``,
   ``title Team sync``, ``body see you there`` (not ``the subject of …``);
-* the text after the **last colon or dash** of an email / calendar ask
-  (``给 bob@x.com 发邮件：明天不开会``, ``email bob - lunch moved to 1pm``); a colon between digits
-  (``15:00``) is a time, not a separator.
+* the text after a **colon or dash that directly follows an email ask** (``给 bob@x.com
+  发邮件：明天不开会``, ``email bob@x.com - lunch moved to 1pm``), only when no other free text was
+  found (``colon_rule``); a colon between digits (``15:00``) is a time, not a separator, and a
+  colon after anything else (``quick one:``, ``会议室：明天下午3点``) introduces no free text.
 
 Quoted text (``"…"``, ``“…”``, ``「…」``, ``『…』``, ``‘…’``) is already taken by perception's quote rule.
 Each function returns ``(start, end, value)`` spans; a value ends at clause punctuation, at the
@@ -32,10 +33,13 @@ _ZH_CUES = re.compile(
     r"(?:邮件正文|邮件内容|正文|内容|备注)(?:就|里|中)?(?:写上|写着|写|填上|填|用)(?:[:：]\s*)?"
     r"|(?:标题|主题|题目)(?:就|要)?(?:叫做|叫|写|用|定为|设为)(?:[:：]\s*)?"
 )
-_ZH_SAY = re.compile(r"(?<![小听再别据虽])说(?!明(?!天)|过|话)(?:一下|一声)?[:：，,\s]*")
+_ZH_SAY = re.compile(
+    r"(?:邮件|邮箱|信)[，,]?\s?(?:跟他们|跟他|跟她|告诉他们|告诉他|告诉她|通知他们|通知他|通知她)?说"
+    r"(?!下|一下|一声|一句|实话|过|了|清楚|明(?!天)|[，,。:：\s]*(?:标题|主题|内容|正文))[:：，,\s]*"
+)
 _EMAIL_CTX = re.compile(r"邮件|邮箱|发信|写信|e-?mail|mail(?![a-z])|@[A-Za-z0-9.-]+\.[A-Za-z]{2,}", re.I)
-_ASK_CTX = re.compile(
-    r"邮件|邮箱|写信|日程|日历|会议|备注|提醒|e-?mail|mail(?![a-z])|calendar|event|meeting|invite|remind|note",
+_EMAIL_ASK_END = re.compile(
+    r"(?:邮件|e-?mail|mail|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})\s*$",
     re.I,
 )
 _EN_CUES = re.compile(
@@ -67,8 +71,11 @@ def _cut(
     return (a, b) if b - a >= 2 or (b - a >= 1 and not text[a].isascii()) else None
 
 
-def find_free_texts(text: str, free: Callable[[int, int], bool] | None = None) -> list[tuple[int, int, str]]:
-    """Cue-less free-text spans in ``text``; ``free(a, b)`` says whether a span is unclaimed."""
+def find_free_texts(
+    text: str, free: Callable[[int, int], bool] | None = None, colon_rule: bool = True
+) -> list[tuple[int, int, str]]:
+    """Cue-less free-text spans in ``text``; ``free(a, b)`` says whether a span is unclaimed;
+    ``colon_rule=False`` (another free text was already found) skips the after-the-colon rule."""
     ok = free or (lambda a, b: True)
     out: list[tuple[int, int, str]] = []
 
@@ -81,15 +88,15 @@ def find_free_texts(text: str, free: Callable[[int, int], bool] | None = None) -
 
     for m in _ZH_CUES.finditer(text):
         add(_cut(text, m.end(), _ZH_NEXT_CUE, ok))
-    if _EMAIL_CTX.search(text):
+    if _EMAIL_CTX.search(text):  # cheap pre-check
         for m in _ZH_SAY.finditer(text):
             nxt = text[m.end() : m.end() + 1]
             if nxt and ("\u4e00" <= nxt <= "\u9fff" or nxt.isalnum()):
                 add(_cut(text, m.end(), _ZH_NEXT_CUE, ok))
     for m in _EN_CUES.finditer(text):
         add(_cut(text, m.end(), _EN_NEXT_CUE, ok))
-    if not out and _ASK_CTX.search(text):
-        colons = list(_COLON.finditer(text))
+    if colon_rule and not out:
+        colons = [c for c in _COLON.finditer(text) if _EMAIL_ASK_END.search(text, 0, c.start())]
         if colons:
             a = colons[-1].end()
             rest = text[a:]

@@ -20,9 +20,9 @@ containing a city name):
   ``去/到/飞/飞往/前往/在/回/从`` or before a weather word (``大阪明天天气``); English written with a
   capital, after ``in/at/for`` in a request about the weather, after ``to`` in a request about
   travel, or right before ``weather/forecast`` (not for ambiguous names);
-* **fuzzy** — an English token of 5+ letters next to such a cue that is not a city is matched
-  against the free cities' names with Damerau-Levenshtein distance ≤ 1 (≤ 2 for 7+ letters):
-  ``bejing`` → ``Beijing``.
+* **fuzzy** — an English token of 5+ letters that is not a city, after ``in/at/for`` in a request
+  about the weather or right before ``weather``, is matched against the free cities' names with
+  Damerau-Levenshtein distance ≤ 1 (≤ 2 for 7+ letters): ``bejing`` → ``Beijing``.
 
 Never cities: month and weekday names and a few common nouns (:data:`NEVER_EN`).
 
@@ -264,7 +264,7 @@ class Gazetteer:
             a, b, surf = toks[i]
             if len(surf) >= 5 and surf.isascii() and surf.isalpha() and ok(a, b):
                 low = surf.lower()
-                if low not in NEVER_EN and low[0] in self.fuzzy and ctx.cued(a, b, low):
+                if low not in NEVER_EN and low[0] in self.fuzzy and ctx.weather_cued(a, b):
                     v = self._fuzzy(low)
                     if v is not None:
                         out.append(CityMatch(a, b, v, "fuzzy"))
@@ -296,7 +296,7 @@ def _zh_cued(text: str, a: int, b: int) -> bool:
     return _ZH_WEATHER_AFTER.match(text, b) is not None
 
 
-_EN_BEFORE_WEATHER = re.compile(r"(?<![A-Za-z])(?:in|at|for|of|around|near)\s+$", re.I)
+_EN_BEFORE_WEATHER = re.compile(r"(?<![A-Za-z])(?:in|at|for|around|near)\s+$", re.I)
 _EN_BEFORE_TRAVEL = re.compile(r"(?<![A-Za-z])(?:to|from|into|in|at|visit|visiting)\s+$", re.I)
 
 
@@ -321,6 +321,15 @@ class _Context:
             if self._travel and _EN_BEFORE_TRAVEL.search(before):
                 return True
         return key not in AMBIGUOUS_EN and _EN_AFTER.match(text, b) is not None
+
+    def weather_cued(self, a: int, b: int) -> bool:
+        """The stricter cue of a typo: ``weather in bejing``, ``bejing weather``."""
+        text = self.text
+        if _EN_AFTER.match(text, b) is not None:
+            return True
+        if self._weather is None:
+            self._weather = _EN_WEATHER.search(text) is not None
+        return self._weather and _EN_BEFORE_WEATHER.search(text[max(0, a - 12) : a]) is not None
 
 
 def _fold(s: str) -> str:

@@ -33,7 +33,7 @@ _HAS_CJK = re.compile("[\u3400-\u9fff\uf900-\ufaff]")
 
 # Key words of the plan model's vocabulary that users misspell; a token is corrected only when
 # it is >= 5 letters, starts with the same letter and is within Damerau-Levenshtein distance 1
-# (5-6 letters) or 2 (7+ letters) of one.
+# of one (distance 2 turned real words into key words: 'trading' -> 'tracking').
 KEYWORDS = (
     "weather",
     "forecast",
@@ -98,7 +98,7 @@ def _fix_word(word: str) -> str:
     from rapidfuzz import process
     from rapidfuzz.distance import DamerauLevenshtein
 
-    limit = 1 if len(low) <= 6 else 2
+    limit = 1
     choices = [k for k in KEYWORDS if k[0] == low[0] and abs(len(k) - len(low)) <= limit]
     if not choices:
         return word
@@ -113,11 +113,22 @@ def _fix_word(word: str) -> str:
     return fixed
 
 
+_QUOTED = re.compile(r"[\"“「『‘'][^\"”」』’']*[\"”」』’']")
+
+
 def correct_keywords(text: str) -> str:
-    """Replace misspelled key words (``wheather`` → ``weather``); see :data:`KEYWORDS`."""
-    if not text.isascii() and not re.search("[A-Za-z]{5}", text):
+    """Replace misspelled key words (``wheather`` → ``weather``); see :data:`KEYWORDS`. Quoted
+    text is left as written."""
+    if not re.search("[A-Za-z]{5}", text):
         return text
-    return _WORD.sub(lambda m: _fix_word(m.group(0)), text)
+    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(text)]
+
+    def fix(m: re.Match[str]) -> str:
+        if any(a <= m.start() < b for a, b in quoted):
+            return m.group(0)
+        return _fix_word(m.group(0))
+
+    return _WORD.sub(fix, text)
 
 
 # spelled-out typos of 'tomorrow' too short or too far for the fuzzy rule

@@ -97,17 +97,17 @@ class TimeRange:
 _AP = "上午|早上|早晨|中午|下午|晚上|傍晚|凌晨"
 _H = rf"[0-2]?[0-9]|{_ZH_NUM}"
 _ZH_RANGE = re.compile(
-    rf"(?<![0-9:：.\-/])(?P<ap1>{_AP})?\s?(?P<h1>{_H})\s?(?P<u1>[点:：时](?:\s?(?P<half1>半)|\s?(?P<m1>[0-5][0-9]|{_ZH_NUM})\s?分?)?)?"
+    rf"(?<![0-9:：.\-/])(?P<ap1>{_AP})?\s?(?P<h1>{_H})\s?(?P<u1>[点:：时](?:\s?(?P<half1>半)|\s?(?P<m1>[0-5][0-9]|{_ZH_NUM})(?:\s?分)?)?)?"
     rf"(?P<sep>\s?(?:到|至|-|~|～|—|－)\s?)"
-    rf"(?P<ap2>{_AP})?\s?(?P<h2>{_H})\s?[点:：时](?:\s?(?P<half2>半)|\s?(?P<m2>[0-5][0-9]|{_ZH_NUM})\s?分?)?"
+    rf"(?P<ap2>{_AP})?\s?(?P<h2>{_H})\s?[点:：时](?:\s?(?P<half2>半)|\s?(?P<m2>[0-5][0-9]|{_ZH_NUM})(?:\s?分)?)?"
     r"(?![0-9])(?!\s?[ap]\.?m)",
     re.I,
 )
 _APM = r"a\.?m\.?|p\.?m\.?"
 _EN_RANGE = re.compile(
-    rf"(?<![0-9:./\-A-Za-z])(?:(?P<pre>from|between)\s+)?(?P<h1>[0-2]?[0-9])(?::(?P<m1>[0-5][0-9]))?\s?(?P<ap1>{_APM})?"
+    rf"(?<![0-9:./\-A-Za-z])(?:(?P<pre>from|between)\s+)?(?P<h1>[0-2]?[0-9])(?::(?P<m1>[0-5][0-9]))?(?:\s?(?P<ap1>{_APM}))?"
     r"(?P<sep>\s?(?:-|–|—|~)\s?|\s+(?:to|till|until|and)\s+)"
-    rf"(?P<h2>[0-2]?[0-9])(?::(?P<m2>[0-5][0-9]))?\s?(?P<ap2>{_APM})?(?![0-9:A-Za-z])",
+    rf"(?P<h2>[0-2]?[0-9])(?::(?P<m2>[0-5][0-9]))?(?:\s?(?P<ap2>{_APM}))?(?![0-9:A-Za-z])",
     re.I,
 )
 _PM_ZH = ("下午", "晚上", "傍晚")
@@ -216,8 +216,12 @@ _DUR_RULES: list[tuple[re.Pattern[str], str]] = [
         "h+m",
     ),
     (
+        re.compile(r"(?<![A-Za-z0-9.])(?P<h>[0-9]{1,2})h(?P<m>[0-5][0-9])(?:m|mins?)?(?![A-Za-z0-9:])", re.I),
+        "h+m",
+    ),
+    (
         re.compile(
-            r"(?<![A-Za-z0-9.])(?P<h>[0-9]{1,2})\s?h(?:rs?|ours?)?\s?(?P<m>[0-5]?[0-9])\s?(?:m(?:ins?|inutes?)?)?(?![A-Za-z0-9:])",
+            r"(?<![A-Za-z0-9.])(?P<h>[0-9]{1,2})\s?h(?:rs?|ours?)?\s?(?P<m>[0-5]?[0-9])\s?m(?:ins?|inutes?)?(?![A-Za-z0-9:])",
             re.I,
         ),
         "h+m",
@@ -250,8 +254,13 @@ def find_durations(text: str) -> list[tuple[int, int, int]]:
 
 # ------------------------------------------------------------------ day periods
 _ZH_WEEKEND = re.compile(r"(?P<w>这个|这|本|下个|下一个|下|)周末")
+_ZH_BARE_WEEKEND_OK = re.compile(
+    r"[\u4e00-\u9fff]{0,4}?(?:天气|下雨|下雪|气温|温度)|的|有什么|有啥|有哪些|安排|日程|能|可以|要|去|在|开(?!发票|票)|订(?!单)|约|有空|空闲"
+)
+"""A bare ``周末`` is a date only before one of these (``周末北京天气``, ``周末的日程``): the word is
+also small talk (``周末愉快``, ``用户周末…`` in noisy text)."""
 _EN_WEEKEND = re.compile(
-    r"(?<![A-Za-z])(?:(?P<w>this|next|the|over the|on the|coming)\s+)?weekend(?![A-Za-z])", re.I
+    r"(?<![A-Za-z])(?P<w>this|next|the|over the|on the|coming)\s+weekend(?![A-Za-z])", re.I
 )
 _ZH_LAST = re.compile(
     rf"(?:最近|近|过去|过去的|之前)\s?(?P<n>[0-9]{{1,2}}|{_ZH_NUM})\s?(?P<u>天|日|个?星期|个?礼拜|周|个月)(?:内|以内|之内|里)?"
@@ -316,6 +325,8 @@ def find_day_periods(text: str, today: date) -> list[tuple[int, int, str]]:
         w = m.group("w")
         if m.start() > 0 and text[m.start() - 1] == "上":
             continue  # 上周末: the past weekend has no symbol
+        if not w and not _ZH_BARE_WEEKEND_OK.match(text, m.end()):
+            continue
         out.append((m.start(), m.end(), "@next_weekend" if w.startswith("下") else "@this_weekend"))
     for m in _EN_WEEKEND.finditer(text):
         w = (m.group("w") or "").lower()
