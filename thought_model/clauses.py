@@ -35,8 +35,9 @@ _ZH_VERBS = (
     "查询 查一下 查下 查查 查 看看 看一下 看下 看 瞅瞅 瞅 瞧 了解 告诉 说下 取消 撤销 撤单 退掉 退款 退钱 退 "
     "开发票 开票 开张 开个 开一张 开具 报销 报一下 报 提交 提一下 订 预订 预定 约 建 新建 创建 安排 加个 加到 "
     "发个 发邮件 发一封 发送 发给 发 改成 改为 改 更新 修改 换成 换 找 搜 列 列出 列一下 跟踪 追踪 确认 拉 "
-    "帮我 给我 麻烦 帮忙 请"
+    "告知 通知"
 ).split()
+"""Predicates. Politeness words (帮我, 麻烦, 请) are not: "麻烦你了" between asks is a filler."""
 _ZH_QUESTION = "吗 么 怎么样 怎样 如何 多少 哪里 哪儿 哪 什么 几 没 啥 呢 ？ ?".split()
 _ZH_ASPECTS = (
     "物流信息 快递信息 物流状态 配送信息 发货情况 审批进度 审批状态 物流 快递 配送 状态 进度 天气 日程 安排 "
@@ -49,7 +50,7 @@ _EN_VERBS = set(
         "kill scrap move invite notify ping write arrange organize organise plan confirm verify display "
         "trace monitor amend fix edit modify replace raise request pay bill charge log record note block "
         "shoot drop remind contact message reach return expense report locate hunt dig bring let lookup "
-        "what where how when which who is are do does did will can could would any has have was were"
+        "what where how when which who"
     ).split()
 )
 _EN_ASPECTS = (
@@ -122,9 +123,11 @@ def has_ask(piece: str, zh: bool) -> bool:
 def _starts_with_verb(piece: str, zh: bool) -> bool:
     p = piece.strip()
     if zh:
+        if p.startswith("订单"):
+            return False
         return any(p.startswith(w) for w in _ZH_VERBS if w not in ("请",))
     m = re.match(r"(?:please\s+|pls\s+|kindly\s+)?([a-z]+)", p, re.I)
-    return bool(m and m.group(1).lower() in _EN_VERBS and m.group(1).lower() not in ("is", "are", "any"))
+    return bool(m and m.group(1).lower() in _EN_VERBS)
 
 
 def _slot_kind(tok: str) -> str:
@@ -264,9 +267,17 @@ def split_masked(masked: str) -> list[str]:
     pieces.append(text[pos:])
     # merge pieces that carry no ask of their own back into the previous one (or distribute a verb)
     merged: list[str] = []
+    carry = ""  # a leading piece with slots but no ask of its own joins the next piece
     for piece in pieces:
+        own_ask = has_ask(piece, zh) and _clean(piece, zh)
+        if not own_ask and not SLOT_TOKEN_RE.search(piece) and not _typed_object(_clean(piece, zh), zh):
+            continue  # a filler between asks ("你好", "thanks", "帮个忙"): no ask, no slot
         if not merged:
-            merged.append(piece)
+            if own_ask:
+                merged.append(_rejoin(text, carry, piece) if carry else piece)
+                carry = ""
+            else:
+                carry = _rejoin(text, carry, piece) if carry else piece
             continue
         kind = _typed_object(_clean(piece, zh), zh)
         if kind:
@@ -279,6 +290,8 @@ def split_masked(masked: str) -> list[str]:
             continue
         # glue back with the original text between them
         merged[-1] = _rejoin(text, merged[-1], piece)
+    if carry:
+        return [text]
     clauses: list[str] = []
     for piece in merged:
         c = _clean(piece, zh)

@@ -19,7 +19,8 @@ in one batched ``generate`` call. Then, per request:
    step that repeats an earlier one (same tool and arguments) is dropped.
 3. acceptance: the composed plan replaces the whole-request plan only when every clause produced
    a plan (after filling), it has at most :data:`MAX_STEPS` steps and it has **more distinct tool
-   calls** than the whole-request plan. When the whole-request output is itself
+   calls** (or, at the same count, more distinct tools: "the profile twice, no weather") than the
+   whole-request plan. When the whole-request output is itself
    ``insufficient_context`` and some clause misses a field no other clause or earlier step can
    provide, the result is ``insufficient_context`` with the union of the missing fields.
 
@@ -154,23 +155,16 @@ class RegistryGraph:
 
 
 def _reference_tools() -> list[ToolSpec]:
-    try:
-        from tao.domains.reference.registry import reference_tools
-    except ImportError:  # layout before the tao/domains move
-        from training.reference_registry import reference_tools
+    from tao.domains.reference.registry import reference_tools
+
     return reference_tools()
 
 
 def reference_intent_shapes() -> dict[tuple, str]:
     """Plan shape (tools and dependency positions) → intent, for the multi-step intents of the
     reference domain (used to name a composed plan whose clauses reference each other)."""
-    try:
-        from tao.domains.reference.phrasing.intents import INTENTS
-    except ImportError:
-        try:
-            from training.intents import INTENTS  # layout before the tao/domains move
-        except ImportError:
-            return {}
+    from tao.domains.reference.phrasing.intents import INTENTS
+
     shapes: dict[tuple, list[str]] = {}
     for spec in INTENTS:
         if len(spec.steps) < 2:
@@ -187,6 +181,7 @@ def plan_shape(plan: ThoughtPlan) -> tuple:
 
 # --------------------------------------------------------------------------- filling
 _ZH_PRONOUN = re.compile(r"那里|那边|那儿|该订单|这个订单|这单|该单|它的|他的|她的|它|他|她")
+_THERE = re.compile(r"那里|那边|那儿|\bthere\b", re.I)
 _EN_PRONOUN = re.compile(r"\b(?:it|there|that one|them|its|their|his|her)\b", re.I)
 
 
@@ -214,7 +209,7 @@ def _augment(clause: Clause, adds: list[tuple[str, Any, bool]]) -> Clause:
     zh = is_zh(text)
     slots = dict(clause.slots)
     for tok, value, pronoun in adds:
-        rx = _ZH_PRONOUN if zh else _EN_PRONOUN
+        rx = _THERE if _kind(tok) == "CITY" else _ZH_PRONOUN if zh else _EN_PRONOUN
         if pronoun and rx.search(text):
             text = rx.sub(tok, text, count=1)
         else:
@@ -243,6 +238,8 @@ class _Job:
     parts: list[PlanResult | None] = field(default_factory=list)
     stats: GenerationStats = field(default_factory=GenerationStats)
     how: str = "whole"
+    borrowed: dict[int, set[int]] = field(default_factory=dict)  # clause -> clauses it took slots from
+    located: set[int] = field(default_factory=set)  # clauses whose "there" was resolved once
 
 
 class ComposingEngine(PlanEngine):
@@ -351,6 +348,16 @@ class ComposingEngine(PlanEngine):
             return []
         out: list[tuple[int, Clause]] = []
         for k, res in enumerate(job.parts):
+            if res is not None and isinstance(res.output, ThoughtPlan) and k not in job.located:
+                # "顺便看看那里明天天气" / "weather there": the place is the city an earlier
+                # clause names or a step of it extracts; the model cannot resolve "there" alone
+                clause = job.clauses[k]
+                if _THERE.search(clause.masked) and not any(_kind(t) == "CITY" for t in clause.slots):
+                    add = self._fill_one(job, k, "city", set(clause.slots))
+                    job.located.add(k)
+                    if add is not None:
+                        out.append((k, _augment(clause, [add])))
+                continue
             if res is None or not isinstance(res.output, InsufficientContext):
                 continue
             adds: list[tuple[str, Any, bool]] = []
@@ -371,10 +378,15 @@ class ComposingEngine(PlanEngine):
         kinds = self.graph.slot_kinds(f)
         if f == "user_id" and job.req.session is not None and job.req.session.user_id:
             kinds = [x for x in kinds if x != "USER"] or kinds
-        order = list(range(k - 1, -1, -1)) + list(range(k + 1, len(job.clauses)))
+        # nearest earlier clause first; a later clause only for a clause that has slots of its own
+        # (an ask with one argument said later: "look for a room … and reserve it for an hour")
+        order = list(range(k - 1, -1, -1))
+        if job.clauses[k].slots:
+            order += list(range(k + 1, len(job.clauses)))
         for j in order:  # a slot of the field's kind from another clause (nearest earlier first)
             for tok, v in job.clauses[j].slots.items():
                 if _kind(tok) in kinds and tok not in used:
+                    job.borrowed.setdefault(k, set()).add(j)
                     return tok, v, True
         for j in range(k - 1, -1, -1):  # a reference to an earlier clause's step that extracts it
             res = job.parts[j]
@@ -411,10 +423,25 @@ class ComposingEngine(PlanEngine):
         plan = self._concat(job, [p.output for p in parts])  # type: ignore[misc]
         if plan is None:
             return whole
-        if _distinct_calls(plan) <= _distinct_calls(whole.output if whole.ok else None):
-            return whole
+        before = whole.output if whole.ok else None
+        if _distinct_calls(plan) <= _distinct_calls(before) and _distinct_tools(plan) <= _distinct_tools(
+            before
+        ):
+            return whole  # (more tools at the same call count: "the profile twice, no weather")
         job.how = "composed"
         return PlanResult(output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
+
+    @staticmethod
+    def _about_someone_else(job: _Job, k: int, plan: ThoughtPlan) -> bool:
+        """A clause with no slot of its own that says "him/her/their" but was planned for the
+        session user (``给我他的资料`` after the person was named): a restatement, not a new ask."""
+        clause = job.clauses[k]
+        me = job.req.session.user_id if job.req.session is not None else None
+        if clause.slots or not me:
+            return False
+        rx = re.compile(r"他|她|\b(?:him|her|his|their|them)\b", re.I)
+        uses_me = any(v == me for s in plan.steps for v in s.arguments.values())
+        return bool(rx.search(clause.masked)) and uses_me
 
     def _concat(self, job: _Job, plans: list[ThoughtPlan]) -> ThoughtPlan | None:
         steps: list[PlanStep] = []
@@ -425,11 +452,20 @@ class ComposingEngine(PlanEngine):
         for k, plan in enumerate(plans):
             ids: dict[str, str] = {}
             idx: list[str] = []
+            lender_tools = {s.tool for j in job.borrowed.get(k, ()) for s in plans[j].steps}
+            if lender_tools & {s.tool for s in plan.steps} or self._about_someone_else(job, k, plan):
+                # a clause that took arguments from another clause and plans the same tool is a
+                # fragment of that clause's ask ("…, invite Alice and Bob"): contributes nothing
+                by_index.append([])
+                continue
             for s in plan.steps:
                 deps = [ids[d] for d in s.dependencies if d in ids]
                 args: dict[str, Any] = {}
                 for a, v in s.arguments.items():
-                    v, extra = _rewrite(v, ids, by_index)
+                    try:
+                        v, extra = _rewrite(v, ids, by_index)
+                    except IndexError:  # a reference into a clause dropped as a fragment
+                        return None
                     if extra:
                         cross = True
                     deps += [d for d in extra if d not in deps]
@@ -524,6 +560,10 @@ def _distinct_calls(out: Any) -> int:
     return len({json.dumps([s.tool, s.arguments], sort_keys=True, ensure_ascii=False) for s in out.steps})
 
 
+def _distinct_tools(out: Any) -> int:
+    return len({s.tool for s in out.steps}) if isinstance(out, ThoughtPlan) else 0
+
+
 def _add_stats(acc: GenerationStats, s: GenerationStats) -> None:
     acc.prompt_tokens += s.prompt_tokens
     acc.generated_tokens += s.generated_tokens
@@ -533,3 +573,25 @@ def _add_stats(acc: GenerationStats, s: GenerationStats) -> None:
 
 def slot_tokens_in(text: str) -> list[str]:
     return [m.group(0) for m in SLOT_TOKEN_RE.finditer(text)]
+
+
+# --------------------------------------------------------------------------- selection
+COMPOSE_ENV = "TAO_COMPOSE"
+
+
+def compose_enabled(flag: bool | None = None) -> bool:
+    """Whether the hybrid is selected: an explicit ``flag`` wins, else ``TAO_COMPOSE``
+    (``1``/``true``/``on``); off by default until the independent set has been scored."""
+    if flag is not None:
+        return flag
+    import os
+
+    return os.environ.get(COMPOSE_ENV, "").strip().lower() in ("1", "true", "on", "yes")
+
+
+def maybe_composing(
+    engine: PlanEngine, enabled: bool | None = None, tools: Sequence[ToolSpec] | None = None
+) -> PlanEngine:
+    """``engine`` wrapped in a :class:`ComposingEngine` when the hybrid is selected, else as is
+    (the hook for ``load_engine`` / the planner: one call after the engine is built)."""
+    return ComposingEngine(engine, tools) if compose_enabled(enabled) else engine

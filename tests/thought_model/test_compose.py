@@ -298,3 +298,14 @@ def test_disabled_composer_is_the_inner_engine():
     res, eng = run(rules, text, enabled=False)
     assert isinstance(res.output, ThoughtPlan) and len(res.output.steps) == 1
     assert eng.inner.calls == [["check invoice <INV1> and expense <EXP1>"]]
+
+
+def test_selection_flag(monkeypatch):
+    from thought_model.compose import maybe_composing
+
+    inner = FakeEngine([])
+    monkeypatch.delenv("TAO_COMPOSE", raising=False)
+    assert maybe_composing(inner) is inner
+    monkeypatch.setenv("TAO_COMPOSE", "1")
+    assert isinstance(maybe_composing(inner), ComposingEngine)
+    assert maybe_composing(inner, enabled=False) is inner
