@@ -1,6 +1,6 @@
 """Random valid ThoughtPlans across the reference domain, for the load test's plan-replay mode.
 
-Plans chain 1–4 tools of the reference registry (``training/reference_registry.py``); a later
+Plans chain 1–4 tools of the reference registry (``tao/domains/reference/registry.py``); a later
 step prefers a tool that can consume an earlier step's output through a step reference
 (``find_user → list_orders(user_id=${t1.user_id}) → get_logistics(order_id=${t2.order_id})``).
 Every step depends on its predecessor, so steps run one after another and the runtime's own
@@ -23,7 +23,7 @@ import jsonschema_rs
 
 from tao.contracts import ToolSpec
 from tao.contracts.plan import ThoughtPlan
-from training.reference_registry import reference_tools
+from tao.domains.reference.registry import reference_tools
 
 CITIES = ("Beijing", "Shanghai", "Shenzhen", "Hangzhou", "北京", "上海", "Paris", "Berlin", "Tokyo")
 NAMES = ("Li Wei", "Zhang Min", "王芳", "Alice Chen", "Bob Liu", "陈静")
@@ -172,7 +172,7 @@ class PlanGenerator:
 
 def entity_literals(data: Any) -> dict[str, Callable[[random.Random], Any]]:
     """Literal generators that pick ids, names, emails, phones and cities that exist in a
-    :class:`tao.mock_service.data.MockData` (so replayed plans mostly find their records)."""
+    :class:`tao.domains.reference.mock_data.MockData` (so replayed plans mostly find their records)."""
     users = list(data.users.values())
     pools = {
         "user_id": [u["user_id"] for u in users],

@@ -52,7 +52,7 @@ def reference_plan_checker() -> PlanChecker:
     global _reference_checker
     with _reference_lock:
         if _reference_checker is None:
-            from training.reference_registry import reference_tools
+            from tao.domains.reference.registry import reference_tools
 
             _reference_checker = PlanChecker([t.model_dump(mode="json") for t in reference_tools()])
         return _reference_checker

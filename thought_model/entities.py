@@ -7,6 +7,10 @@ The model sees and emits slot tokens; :func:`thought_model.grammar.parse_output`
 values back. Relative time phrases become the canonical symbols of
 :data:`tao.contracts.plan.TIME_SYMBOL_PATTERN` (``@last_month``, ``@tomorrow T15:00``), so the
 model never computes dates.
+
+The id kinds, cities and domain words come from the tool domain's
+:class:`~tao.contracts.domain.Lexicon` (``perceive(..., lexicon=)``; default: the reference
+domain's, via :mod:`tao.domains`); the language rules here are the same for every domain.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from tao.contracts.domain import Lexicon
 from thought_model.entities_lexicon import (
-    CITIES,
     EN_NUMBERS,
     EN_REL_DAY,
     EN_REL_PERIOD,
@@ -28,12 +32,7 @@ from thought_model.entities_lexicon import (
     ZH_REL_PERIOD,
 )
 
-SLOT_TYPES = (
-    "ORDER",
-    "USER",
-    "INV",
-    "EXP",
-    "ROOM",
+GENERIC_SLOT_TYPES = (
     "EMAIL",
     "PHONE",
     "AMOUNT",
@@ -44,14 +43,30 @@ SLOT_TYPES = (
     "NAME",
     "TEXT",
 )
+"""Slot types every domain has; a domain's id kinds come first (:func:`slot_types`)."""
 MAX_SLOTS_PER_TYPE = 4
 ME_SLOT = "<ME>"
-SLOT_TOKEN_RE = re.compile(r"<(" + "|".join(SLOT_TYPES) + r")([1-9])>|<ME>")
+SLOT_TOKEN_RE = re.compile(r"<([A-Z][A-Z0-9]{1,15})([1-9])>|<ME>")
+"""A slot token of any domain (requests never contain ``<``/``>``: perception escapes them)."""
 
 
-def slot_tokens() -> list[str]:
+def default_lexicon() -> Lexicon:
+    """The reference domain's lexicon (the default of every perception call)."""
+    from tao.domains.reference.lexicon import LEXICON
+
+    return LEXICON
+
+
+def slot_types(lexicon: Lexicon | None = None) -> tuple[str, ...]:
+    """The slot types of a domain: its id kinds, then the generic ones."""
+    lex = lexicon or default_lexicon()
+    return tuple(k.slot for k in lex.id_kinds) + GENERIC_SLOT_TYPES
+
+
+def slot_tokens(lexicon: Lexicon | None = None) -> list[str]:
     """Every slot token the tokenizer must keep whole, in a stable order."""
-    return [f"<{t}{i}>" for t in SLOT_TYPES for i in range(1, MAX_SLOTS_PER_TYPE + 1)] + [ME_SLOT]
+    types = slot_types(lexicon)
+    return [f"<{t}{i}>" for t in types for i in range(1, MAX_SLOTS_PER_TYPE + 1)] + [ME_SLOT]
 
 
 @dataclass(frozen=True)
@@ -93,15 +108,8 @@ _E = r"(?![0-9A-Za-z])"
 _ZH_NUM = "[零一二两三四五六七八九十]+"
 _NUM = rf"(?:[0-9]+(?:\.[0-9]+)?|{_ZH_NUM})"
 
-ID_RULES: list[tuple[str, re.Pattern[str]]] = [
-    ("EMAIL", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")),
-    ("INV", re.compile(rf"{_D}INV[0-9]{{10}}{_E}", re.I)),
-    ("EXP", re.compile(rf"{_D}EXP[0-9]{{8}}{_E}", re.I)),
-    ("USER", re.compile(rf"{_D}U[0-9]{{8}}{_E}", re.I)),
-    ("ROOM", re.compile(rf"{_D}R[0-9]{{3}}{_E}", re.I)),
-    ("ORDER", re.compile(r"(?<![0-9])[0-9]{18}(?![0-9])")),
-    ("PHONE", re.compile(r"(?<![0-9])1[3-9][0-9]{9}(?![0-9])")),
-]
+_EMAIL_RULE = ("EMAIL", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), False)
+_PHONE_RULE = ("PHONE", re.compile(r"(?<![0-9])1[3-9][0-9]{9}(?![0-9])"), False)
 
 _AMOUNT = re.compile(
     r"(?:[¥￥$]\s?(?P<a1>[0-9]+(?:\.[0-9]+)?))"
@@ -221,14 +229,6 @@ _EN_STOP = {
     "Where",
     "When",
     "Which",
-    "Email",
-    "Mail",
-    "Order",
-    "Invoice",
-    "Expense",
-    "Weather",
-    "Meeting",
-    "Room",
     "Today",
     "Tomorrow",
     "Yesterday",
@@ -257,31 +257,8 @@ _EN_STOP = {
     "Me",
     "It",
     "Its",
-    "Shipping",
-    "Status",
-    "User",
-    "Profile",
-    "Calendar",
-    "Event",
     "Re",
     "Fw",
-    "Hotel",
-    "Meal",
-    "Travel",
-    "Taxi",
-    "Office",
-    "Project",
-    "Team",
-    "Weekly",
-    "Daily",
-    "Sync",
-    "Review",
-    "Lunch",
-    "Dinner",
-    "Q1",
-    "Q2",
-    "Q3",
-    "Q4",
     "Dear",
     "Hiya",
     "Yo",
@@ -673,18 +650,55 @@ def _is_daylike(v: str) -> bool:
     return v[1:] in _DAYLIKE or v.startswith(("@days_ago", "@in_days")) or (len(v) == 10 and v[4] == "-")
 
 
-def perceive(request: str, today: date | None = None, user_known: bool = False) -> Perception:
+@dataclass(frozen=True)
+class _DomainRules:
+    """A lexicon compiled for perception (once per lexicon object)."""
+
+    id_rules: list[tuple[str, re.Pattern[str], bool]]
+    cities: dict[str, str]
+    city_order: list[tuple[str, str]]
+    name_block_zh: frozenset[str]
+    name_stop_en: frozenset[str]
+
+
+_COMPILED: dict[int, tuple[Lexicon, _DomainRules]] = {}
+
+
+def _rules(lexicon: Lexicon | None) -> _DomainRules:
+    lex = lexicon or default_lexicon()
+    hit = _COMPILED.get(id(lex))
+    if hit is not None and hit[0] is lex:
+        return hit[1]
+    ids = [(k.slot, re.compile(k.pattern, re.I if k.ignore_case else 0), k.upper) for k in lex.id_kinds]
+    cities = {c: c for c in lex.cities_zh}
+    cities.update({c.lower(): c for c in lex.cities_en})
+    rules = _DomainRules(
+        id_rules=[_EMAIL_RULE, *ids, _PHONE_RULE],
+        cities=cities,
+        city_order=sorted(cities.items(), key=lambda kv: len(kv[0]), reverse=True),
+        name_block_zh=frozenset(STATUS_WORDS_BLOCK) | lex.name_block_zh,
+        name_stop_en=frozenset(_EN_STOP) | lex.name_stop_en,
+    )
+    _COMPILED[id(lex)] = (lex, rules)
+    return rules
+
+
+def perceive(
+    request: str, today: date | None = None, user_known: bool = False, lexicon: Lexicon | None = None
+) -> Perception:
     """Extract entities from ``request`` and return the masked text plus slot bindings.
 
-    ``today`` supplies the year of dates written without one (default: the machine's date).
+    ``today`` supplies the year of dates written without one (default: the machine's date);
+    ``lexicon`` is the tool domain's (default: the reference domain's).
     """
     today = today or date.today()
+    rules = _rules(lexicon)
     text = request.replace("<", "＜").replace(">", "＞")
     spans = _Spans()
-    for type_, rx in ID_RULES:
+    for type_, rx, upper in rules.id_rules:
         for m in rx.finditer(text):
             v = m.group(0)
-            v = v.upper() if type_ in ("INV", "EXP", "USER", "ROOM") else v
+            v = v.upper() if upper else v
             spans.add(type_, m.start(), m.end(), text, v)
     for m in _QUOTED.finditer(text):
         spans.add("TEXT", m.start(), m.end(), text, (m.group("t") or m.group("t2")).strip())
@@ -720,19 +734,21 @@ def perceive(request: str, today: date | None = None, user_known: bool = False) 
         n = _num(m.group("n"))
         if n is not None and n.is_integer() and 1 <= n <= 1000:
             spans.add("NUM", m.start(), m.end(), text, int(n))
-    for city, canon in sorted(CITIES.items(), key=lambda kv: len(kv[0]), reverse=True):
+    for city, canon in rules.city_order:
         pat = re.escape(city) if not city.isascii() else rf"(?<![A-Za-z]){re.escape(city)}(?![A-Za-z])"
         for m in re.finditer(pat, text, flags=0 if not city.isascii() else re.I):
             spans.add("CITY", m.start(), m.end(), text, canon)
     for m in _ZH_NAME_CUE.finditer(text):
         n = m.group("n")
-        if n not in STATUS_WORDS_BLOCK and not n.startswith(("谢谢", "谢啦", "谢了")):  # 谢 is also a surname
+        if n not in rules.name_block_zh and not n.startswith(
+            ("谢谢", "谢啦", "谢了")
+        ):  # 谢 is also a surname
             spans.add("NAME", m.start("n"), m.end("n"), text, n)
     for m in _EN_NAME.finditer(text):
         words = m.group("n").split()
-        while words and words[0] in _EN_STOP:
+        while words and words[0] in rules.name_stop_en:
             words = words[1:]
-        if not words or words[0].lower() in CITIES or words[0] in MONTHS_EN_CAP:
+        if not words or words[0].lower() in rules.cities or words[0] in MONTHS_EN_CAP:
             continue
         name = " ".join(words)
         a = m.end() - len(name)

@@ -1,5 +1,7 @@
 """Small lexicons used by perception (:mod:`thought_model.entities`): relative time phrases,
-month names, numbers, city gazetteer and Chinese surnames. Plain data, no logic."""
+month names, numbers and Chinese surnames: language facts, plain data, no logic. A domain's own
+words (its cities, the domain nouns that are not names) come from its
+:class:`~tao.contracts.domain.Lexicon`."""
 
 from __future__ import annotations
 
@@ -151,36 +153,6 @@ MONTHS_EN = {
     "dec": 12,
 }
 
-_ZH_CITIES = (
-    "北京 上海 广州 深圳 杭州 南京 苏州 成都 重庆 武汉 西安 天津 长沙 郑州 青岛 大连 厦门 福州 济南 合肥 "
-    "昆明 贵阳 南宁 海口 三亚 沈阳 长春 哈尔滨 石家庄 太原 呼和浩特 兰州 西宁 银川 乌鲁木齐 拉萨 南昌 "
-    "宁波 温州 无锡 常州 佛山 东莞 珠海 中山 惠州 汕头 烟台 威海 洛阳 开封 桂林 丽江 大理 扬州 绍兴 "
-    "嘉兴 台州 泉州 漳州 徐州 南通 香港 澳门 台北 高雄"
-).split()
-_EN_CITIES = (
-    "Beijing Shanghai Guangzhou Shenzhen Hangzhou Nanjing Suzhou Chengdu Chongqing Wuhan Xian Tianjin "
-    "Changsha Zhengzhou Qingdao Dalian Xiamen Fuzhou Jinan Hefei Kunming Guiyang Nanning Haikou Sanya "
-    "Shenyang Harbin Lanzhou Ningbo Wuxi Foshan Dongguan Zhuhai Guilin Lijiang Dali Yangzhou Shaoxing "
-    "Tokyo Osaka Kyoto Seoul Singapore Bangkok Sydney Melbourne London Paris Berlin Munich Madrid Rome "
-    "Milan Amsterdam Vienna Zurich Geneva Dublin Lisbon Prague Moscow Dubai Istanbul Toronto Vancouver "
-    "Montreal Chicago Boston Seattle Austin Denver Miami Atlanta Dallas Houston Phoenix"
-).split() + [
-    "Hong Kong",
-    "New York",
-    "San Francisco",
-    "Los Angeles",
-    "Kuala Lumpur",
-    "Ho Chi Minh City",
-    "Washington",
-    "Macau",
-    "Taipei",
-    "Xi'an",
-]
-CITIES: dict[str, str] = {c: c for c in _ZH_CITIES}
-CITIES.update({c.lower(): c for c in _EN_CITIES})
-ZH_CITY_LIST = list(_ZH_CITIES)
-EN_CITY_LIST = list(_EN_CITIES)
-
 _SURNAMES = (
     "王 李 张 刘 陈 杨 黄 赵 吴 周 徐 孙 马 朱 胡 郭 何 高 林 罗 郑 梁 谢 宋 唐 许 韩 冯 邓 曹 彭 曾 肖 田 "
     "董 袁 潘 于 蒋 蔡 余 杜 叶 程 苏 魏 吕 丁 任 沈 姚 卢 姜 崔 钟 谭 陆 汪 范 金 石 廖 贾 夏 韦 付 方 白 "
@@ -188,13 +160,10 @@ _SURNAMES = (
     "司马 上官 诸葛 东方 慕容"
 ).split()
 SURNAMES = "|".join(sorted(_SURNAMES, key=len, reverse=True))
-# words a surname-led pattern would mistake for names
+# generic words a surname-led pattern would mistake for names (a domain adds its own)
 STATUS_WORDS_BLOCK = {
-    "高铁",
-    "金额",
     "周末",
     "方便",
-    "余额",
     "江湖",
     "白天",
     "马上",
@@ -209,7 +178,6 @@ STATUS_WORDS_BLOCK = {
     "林子",
     "黄金",
     "史上",
-    "钱包",
     "严重",
     "段落",
     "周一",
@@ -243,21 +211,11 @@ STATUS_WORDS_BLOCK = {
     "高温",
     "方案",
     "全部",
-    "苏州",
-    "金融",
     "余下",
     "向下",
     "史料",
-    "万元",
     "马路",
     "严格",
     "雷雨",
     "田地",
-    "石家庄",
-    "杭州",
-    "温州",
-    "常州",
-    "徐州",
-    "南京",
-    "郑州",
 }

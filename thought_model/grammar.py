@@ -22,8 +22,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan, ToolSpec
+from tao.contracts.domain import Lexicon
 from tao.contracts.plan import MAX_STEPS, REF_PATTERN, TIME_SYMBOL_PATTERN
-from thought_model.entities import MAX_SLOTS_PER_TYPE, ME_SLOT, SLOT_TOKEN_RE, Perception
+from thought_model.entities import MAX_SLOTS_PER_TYPE, ME_SLOT, SLOT_TOKEN_RE, Perception, default_lexicon
 
 SEPARATORS = (",", ":")
 STEP_IDS = [f"t{i}" for i in range(1, MAX_STEPS + 1)]
@@ -36,12 +37,8 @@ hand-written set). parse_output still rejects a later step that references itsel
 INTENT_PATTERN = r"^[a-z][a-z0-9_]{1,63}$"
 _IDX = f"[1-{MAX_SLOTS_PER_TYPE}]"
 # sample values per string slot kind: a field accepts a kind if one sample matches its pattern
-SLOT_SAMPLES: dict[str, list[str]] = {
-    "ORDER": ["123456789012345678"],
-    "USER": ["U12345678"],
-    "INV": ["INV1234567890"],
-    "EXP": ["EXP12345678"],
-    "ROOM": ["R101"],
+# (a domain's id kinds bring their own samples, first: see slot_samples)
+GENERIC_SLOT_SAMPLES: dict[str, list[str]] = {
     "EMAIL": ["a.b@example.com"],
     "PHONE": ["13812345678"],
     "DATE": ["@today", "@tomorrow T15:00", "2026-03-05", "2026-03-05 15:00", "2026-03"],
@@ -50,6 +47,16 @@ FREE_TEXT_KINDS = ["CITY", "NAME", "TEXT", "EMAIL", "PHONE"]
 NUMBER_KINDS = ["AMOUNT"]
 INTEGER_KINDS = ["DUR", "NUM"]
 FREE_TEXT_LITERAL = r'[^"\\<>$@]{1,40}'
+
+
+def slot_samples(lexicon: Lexicon | None = None) -> dict[str, list[str]]:
+    """Sample values per string slot kind for a domain: its id kinds, then the generic kinds."""
+    lex = lexicon or default_lexicon()
+    return {**{k.slot: [k.sample] for k in lex.id_kinds}, **GENERIC_SLOT_SAMPLES}
+
+
+SLOT_SAMPLES = slot_samples()
+"""The reference domain's samples (kept for callers that do not pass a lexicon yet)."""
 
 
 class PlanParseError(ValueError):
@@ -119,13 +126,15 @@ def _string_field(
     tools: Sequence[ToolSpec],
     avail: frozenset[str] | None,
     step: int | None = None,
+    lexicon: Lexicon | None = None,
 ) -> dict[str, Any] | None:
     pattern = prop.get("pattern")
     alts: list[str] = []
     if pattern:
+        lex = lexicon or default_lexicon()
         base, has_ref = _base_pattern(pattern)
-        kinds = [k for k, samples in SLOT_SAMPLES.items() if any(re.search(pattern, s) for s in samples)]
-        if "USER" in kinds and (avail is None or ME_SLOT in avail):
+        kinds = [k for k, samples in slot_samples(lex).items() if any(re.search(pattern, s) for s in samples)]
+        if lex.me_kind in kinds and (avail is None or ME_SLOT in avail):
             alts.append(re.escape(ME_SLOT))
         if kinds:
             alts.append(_alts(kinds, avail))
@@ -146,6 +155,7 @@ def _field_schema(
     tools: Sequence[ToolSpec],
     avail: frozenset[str] | None = None,
     step: int | None = None,
+    lexicon: Lexicon | None = None,
 ) -> dict[str, Any] | None:
     """Model-side schema of one argument; None when it cannot be filled from ``avail``."""
     prop = _nonnull(prop)
@@ -162,18 +172,22 @@ def _field_schema(
     if typ == "boolean":
         return {"type": "boolean"}
     if typ == "array":
-        items = _field_schema(name, prop.get("items", {"type": "string"}), tools, avail, step)
+        items = _field_schema(name, prop.get("items", {"type": "string"}), tools, avail, step, lexicon)
         if items is None:
             return None
         out: dict[str, Any] = {"type": "array", "items": items}
         if "maxItems" in prop:
             out["maxItems"] = prop["maxItems"]
         return out
-    return _string_field(name, prop, tools, avail, step)
+    return _string_field(name, prop, tools, avail, step, lexicon)
 
 
 def arguments_schema(
-    tool: ToolSpec, tools: Sequence[ToolSpec], avail: frozenset[str] | None = None, step: int | None = None
+    tool: ToolSpec,
+    tools: Sequence[ToolSpec],
+    avail: frozenset[str] | None = None,
+    step: int | None = None,
+    lexicon: Lexicon | None = None,
 ) -> dict[str, Any] | None:
     """The model-side schema of one tool's arguments (slots and references instead of literals).
 
@@ -183,7 +197,7 @@ def arguments_schema(
     props: dict[str, Any] = {}
     required = list(tool.args_schema.get("required", []))
     for n, p in tool.args_schema.get("properties", {}).items():
-        f = _field_schema(n, p, tools, avail, step)
+        f = _field_schema(n, p, tools, avail, step, lexicon)
         if f is None:
             if n in required:
                 return None
@@ -197,7 +211,10 @@ def _intent_schema(intents: Sequence[str] | None) -> dict[str, Any]:
 
 
 def output_json_schema(
-    tools: Sequence[ToolSpec], intents: Sequence[str] | None = None, slots: Collection[str] | None = None
+    tools: Sequence[ToolSpec],
+    intents: Sequence[str] | None = None,
+    slots: Collection[str] | None = None,
+    lexicon: Lexicon | None = None,
 ) -> dict[str, Any]:
     """The JSON Schema that constrains the model's output for the registry ``tools``.
 
@@ -211,6 +228,7 @@ def output_json_schema(
     Steps are position-aware (``prefixItems``): the k-th step is ``t{k}`` and its dependencies and
     ``${tN.field}`` references name only earlier steps, so duplicate ids, forward references and
     self-references cannot be generated (exactly for the first :data:`EXACT_POSITIONS` steps).
+    ``lexicon``: the tool domain's (its id kinds decide which slots fit which argument).
     """
     avail = frozenset(slots) if slots is not None else None
     positions: list[dict[str, Any]] = []
@@ -236,7 +254,7 @@ def output_json_schema(
                 "additionalProperties": False,
             }
             for t in tools
-            if (args := arguments_schema(t, tools, avail, MAX_STEPS if later else k)) is not None
+            if (args := arguments_schema(t, tools, avail, MAX_STEPS if later else k, lexicon)) is not None
         ]
         if not options:
             break
@@ -334,6 +352,7 @@ def parse_output(
     request: str | Perception,
     session: SessionState | None,
     tools: Sequence[ToolSpec] | None = None,
+    lexicon: Lexicon | None = None,
 ) -> ThoughtPlan | InsufficientContext:
     """Turn the model's output into a plan or an insufficient-context error.
 
@@ -346,7 +365,7 @@ def parse_output(
     if isinstance(request, Perception):
         perception = request
     else:
-        perception = prepare_prompt(request, session, tools).perception
+        perception = prepare_prompt(request, session, tools, lexicon).perception
     raw = text.replace(EOS_TOKEN, "").strip()
     try:
         obj = json.loads(raw)
@@ -390,6 +409,7 @@ class OutputGrammarCompiler:
         tools: Sequence[ToolSpec],
         vocab_size: int | None = None,
         intents: Sequence[str] | None = None,
+        lexicon: Lexicon | None = None,
     ) -> None:
         import xgrammar as xgr
 
@@ -400,12 +420,13 @@ class OutputGrammarCompiler:
         self._compiler = xgr.GrammarCompiler(info)
         self.tools = list(tools)
         self.intents = list(intents) if intents else None
+        self.lexicon = lexicon
         self._cache: dict[frozenset[str] | None, Any] = {}
 
     def compile(self, slots: Collection[str] | None = None) -> Any:
         key = frozenset(slots) if slots is not None else None
         if key not in self._cache:
-            schema = output_json_schema(self.tools, self.intents, key)
+            schema = output_json_schema(self.tools, self.intents, key, self.lexicon)
             self._cache[key] = self._compiler.compile_json_schema(
                 json.dumps(schema), any_whitespace=False, separators=SEPARATORS, strict_mode=True
             )
@@ -423,9 +444,10 @@ def compile_output_grammar(
     vocab_size: int | None = None,
     intents: Sequence[str] | None = None,
     slots: Collection[str] | None = None,
+    lexicon: Lexicon | None = None,
 ) -> Any:
     """Compile :func:`output_json_schema` with xgrammar for a Hugging Face tokenizer."""
-    return OutputGrammarCompiler(tokenizer, tools, vocab_size, intents).compile(slots)
+    return OutputGrammarCompiler(tokenizer, tools, vocab_size, intents, lexicon).compile(slots)
 
 
 def make_logits_processor(compiled_grammar: Any) -> Any:

@@ -16,7 +16,8 @@ from typing import Any
 import torch
 
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan, ToolSpec
-from thought_model.checkpoint import DEFAULT_CHECKPOINT
+from tao.contracts.domain import Domain, Lexicon
+from thought_model.checkpoint import DEFAULT_CHECKPOINT, checkpoint_domain
 from thought_model.grammar import OutputGrammarCompiler, make_logits_processor, parse_output, request_slots
 from thought_model.prompt import EOS_TOKEN, PAD_TOKEN, PreparedPrompt, prepare_prompt
 
@@ -38,14 +39,22 @@ class HFPlanGenerator:
     tools: Sequence[ToolSpec]
     intents: list[str] | None = None
     max_new_tokens: int = 160
+    lexicon: Lexicon | None = None
     _grammar: Any = field(default=None, repr=False)
 
     @classmethod
-    def load(cls, checkpoint: str | Path, tools: Sequence[ToolSpec] | None = None) -> HFPlanGenerator:
+    def load(
+        cls,
+        checkpoint: str | Path,
+        tools: Sequence[ToolSpec] | None = None,
+        *,
+        domain: Domain | None = None,
+        registry: str | None = None,
+    ) -> HFPlanGenerator:
+        """Load ``checkpoint`` for its own domain (:func:`~thought_model.checkpoint.checkpoint_domain`;
+        ``registry`` / ``domain`` override it, ``tools`` narrows the tool list)."""
         from transformers import AutoModelForCausalLM, AutoTokenizer
         from transformers.utils import logging as hf_logging
-
-        from training.reference_registry import reference_tools
 
         path = Path(checkpoint)
         if not (path / "config.json").exists():
@@ -55,11 +64,13 @@ class HFPlanGenerator:
         tok.padding_side = "left"
         model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch.float32)
         model.eval()
+        dom = domain or checkpoint_domain(path, registry)
         return cls(
             model=model,
             tokenizer=tok,
-            tools=list(tools or reference_tools()),
+            tools=list(tools or dom.tools),
             intents=checkpoint_intents(path),
+            lexicon=dom.lexicon,
         )
 
     per_request_grammar: bool = True  # restrict each row's slots to those its request contains
@@ -68,12 +79,12 @@ class HFPlanGenerator:
     def compiler(self) -> OutputGrammarCompiler:
         if self._grammar is None:
             self._grammar = OutputGrammarCompiler(
-                self.tokenizer, self.tools, self.model.config.vocab_size, self.intents
+                self.tokenizer, self.tools, self.model.config.vocab_size, self.intents, self.lexicon
             )
         return self._grammar
 
     def prepare(self, request: str, session: SessionState | None) -> PreparedPrompt:
-        return prepare_prompt(request, session, self.tools)
+        return prepare_prompt(request, session, self.tools, self.lexicon)
 
     def generate_prepared(
         self, prepared: Sequence[PreparedPrompt], constrained: bool = True
@@ -119,8 +130,14 @@ class HFPlanGenerator:
 class HFPlanner:
     """Plans requests with a checkpoint through transformers (constrained decoding on)."""
 
-    def __init__(self, checkpoint: str | Path = DEFAULT_CHECKPOINT, tools: Sequence[ToolSpec] | None = None):
-        self.gen = HFPlanGenerator.load(checkpoint, tools)
+    def __init__(
+        self,
+        checkpoint: str | Path = DEFAULT_CHECKPOINT,
+        tools: Sequence[ToolSpec] | None = None,
+        *,
+        registry: str | None = None,
+    ):
+        self.gen = HFPlanGenerator.load(checkpoint, tools, registry=registry)
 
     def plan(self, request: str, session: SessionState | None = None) -> ThoughtPlan | InsufficientContext:
         """Plan one request; raises :class:`thought_model.grammar.PlanParseError` on bad output."""
@@ -132,6 +149,6 @@ class HFPlanner:
         prepared = [self.gen.prepare(r, s) for r, s in zip(requests, sessions)]
         outs = self.gen.generate_prepared(prepared, constrained=True)
         return [
-            parse_output(text, p.perception, s, self.gen.tools)
+            parse_output(text, p.perception, s, self.gen.tools, self.gen.lexicon)
             for (text, _), p, s in zip(outs, prepared, sessions)
         ]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from tao.contracts import SessionState, ToolSpec
+from tao.contracts.domain import Lexicon
 from thought_model.entities import ME_SLOT, Perception, perceive, slot_tokens
 
 BOS_TOKEN = "<|bos|>"
@@ -32,7 +33,8 @@ NO_USER = "none"
 SPECIAL_TOKENS = [BOS_TOKEN, EOS_TOKEN, PAD_TOKEN, ME_MARK, PLAN_MARK]
 """Special tokens (skipped when decoding with ``skip_special_tokens``)."""
 ADDED_TOKENS = slot_tokens()
-"""Slot tokens: kept whole by the tokenizer and visible in decoded text."""
+"""Slot tokens of the reference domain: kept whole by the tokenizer and visible in decoded text
+(``slot_tokens(lexicon)`` for another domain)."""
 PROMPT_FORMAT_VERSION = "tao-plan-prompt/1"
 
 
@@ -53,22 +55,31 @@ def session_today(session: SessionState | None) -> date:
 
 
 def prepare_prompt(
-    request: str, session: SessionState | None, tools: Sequence[ToolSpec] | None = None
+    request: str,
+    session: SessionState | None,
+    tools: Sequence[ToolSpec] | None = None,
+    lexicon: Lexicon | None = None,
 ) -> PreparedPrompt:
-    """Run perception and build the prompt; keep the result to parse the model's output."""
+    """Run perception (with the domain's ``lexicon``) and build the prompt; keep the result to
+    parse the model's output."""
     user_known = bool(session is not None and session.user_id)
-    p = perceive(request.strip(), today=session_today(session), user_known=user_known)
+    p = perceive(request.strip(), today=session_today(session), user_known=user_known, lexicon=lexicon)
     text = f"{BOS_TOKEN}{p.masked}{ME_MARK}{ME_SLOT if user_known else NO_USER}{PLAN_MARK}"
     return PreparedPrompt(text=text, perception=p, user_known=user_known)
 
 
-def build_prompt(request: str, session: SessionState | None, tools: Sequence[ToolSpec] | None = None) -> str:
+def build_prompt(
+    request: str,
+    session: SessionState | None,
+    tools: Sequence[ToolSpec] | None = None,
+    lexicon: Lexicon | None = None,
+) -> str:
     """The exact text fed to the model for ``request`` (the target follows it directly).
 
     ``tools`` is accepted for interface stability; the model is trained for one registry, so the
     tool list is not repeated in the prompt (it lives in the grammar instead).
     """
-    return prepare_prompt(request, session, tools).text
+    return prepare_prompt(request, session, tools, lexicon).text
 
 
 def target_text(plan_json: str) -> str:

@@ -25,6 +25,7 @@ class TrainConfig:
     """Everything one training run needs; saved as ``train_config.json`` beside the weights."""
 
     out_dir: str = "runs/plan-model"
+    registry: str | None = None  # tool domain MODULE:ATTR (default: TAO_REGISTRY, else the reference domain)
     data_dir: str | None = None  # existing generated data; default: generate into out_dir/data
     n_train: int = 100_000
     n_eval: int = 400
@@ -78,6 +79,12 @@ def _flag_type(f) -> Any:
     return str
 
 
+_HELP = {
+    "registry": "tool domain as MODULE:ATTR (default: $TAO_REGISTRY, else tao.domains.reference:domain); "
+    "recorded in the checkpoint's train_config.json with a domain.json snapshot",
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="tao train", description="Train the plan model: data, tokenizer, model, eval."
@@ -91,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
         if isinstance(default, bool):
             ap.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None)
         else:
-            ap.add_argument(flag, dest=f.name, type=_flag_type(f), default=None)
+            ap.add_argument(flag, dest=f.name, type=_flag_type(f), default=None, help=_HELP.get(f.name))
     return ap
 
 

@@ -11,30 +11,34 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from tao.domains import reference_domain
+from thought_model.checkpoint import checkpoint_domain
 from thought_model.grammar import PlanParseError, output_json_schema, parse_output
 from thought_model.hf_planner import HFPlanGenerator
 from training.dataset import read_jsonl, row_session
 from training.generate import SPLITS
 from training.metrics import SplitMetrics
-from training.reference_registry import reference_tools
 
-EVAL_SETS = Path(__file__).parent / "eval_sets"
 EXTERNAL_SPLITS = ("handwritten",)
-"""Hand-written evaluation sets shipped in ``training/eval_sets/`` (not generated from templates)."""
+"""Hand-written evaluation sets a domain ships (``Domain.eval_sets``; the reference domain's live in
+``tao/domains/reference/eval_sets/``), not generated from templates."""
 EVAL_SPLITS = [s for s in SPLITS if s != "train"] + list(EXTERNAL_SPLITS)
 
 
-def split_path(data_dir: str | Path, split: str) -> Path:
-    """Where a split's rows are: ``data_dir/<split>.jsonl``, or the shipped file for an external set."""
+def split_path(data_dir: str | Path, split: str, eval_sets: Mapping[str, Path] | None = None) -> Path:
+    """Where a split's rows are: ``data_dir/<split>.jsonl``, or the domain's file for an external set
+    (``eval_sets`` default: the reference domain's)."""
     path = Path(data_dir) / f"{split}.jsonl"
     if not path.exists() and split in EXTERNAL_SPLITS:
-        return EVAL_SETS / f"{split}.jsonl"
+        sets = reference_domain().eval_sets if eval_sets is None else eval_sets
+        return Path(sets.get(split, path))
     return path
 
 
@@ -71,14 +75,15 @@ def evaluate_checkpoint(cfg: EvalConfig) -> dict[str, Any]:
     """Run the evaluation and write ``eval.json``; returns the report."""
     if cfg.num_threads:
         torch.set_num_threads(cfg.num_threads)
-    tools = reference_tools()
-    gen = HFPlanGenerator.load(cfg.checkpoint, tools=tools)
+    domain = checkpoint_domain(cfg.checkpoint, full=True)
+    tools = domain.tools
+    gen = HFPlanGenerator.load(cfg.checkpoint, tools=tools, domain=domain)
     gen.max_new_tokens = cfg.max_new_tokens
-    valid = _validator(output_json_schema(tools, gen.intents))
+    valid = _validator(output_json_schema(tools, gen.intents, lexicon=domain.lexicon))
     report: dict[str, Any] = {"checkpoint": cfg.checkpoint, "config": asdict(cfg), "splits": {}}
     t0 = time.time()
     for split in cfg.splits:
-        path = split_path(cfg.data_dir, split)
+        path = split_path(cfg.data_dir, split, domain.eval_sets)
         if not path.exists():
             continue
         rows = read_jsonl(path, limit=cfg.n)
@@ -91,7 +96,7 @@ def evaluate_checkpoint(cfg: EvalConfig) -> dict[str, Any]:
             outs = gen.generate_prepared(prepared, constrained=True)
             for r, s, p, (text, ntok) in zip(chunk, sessions, prepared, outs):
                 try:
-                    pred = parse_output(text, p.perception, s, tools).model_dump(mode="json")
+                    pred = parse_output(text, p.perception, s, tools, domain.lexicon).model_dump(mode="json")
                 except PlanParseError:
                     pred = None
                 m.add(r["expected"], pred, valid(text), ntok, r["request"], text)

@@ -7,6 +7,9 @@ Each row: ``request``, ``user_id`` (session user or null), ``today``, ``target``
 model output: compact JSON with slot tokens), ``expected`` (the contract object with literal
 values, what :func:`thought_model.grammar.parse_output` must return), ``intent``, ``template``,
 ``lang``, ``split``.
+
+The domain (tools, lexicon, phrasing) is a parameter: ``--registry MODULE:ATTR`` / ``TAO_REGISTRY``,
+default the reference domain (:mod:`tao.domains.reference`).
 """
 
 from __future__ import annotations
@@ -22,42 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from tao.contracts import SessionState, ToolSpec
+from tao.contracts.domain import Domain, IntentSpec, Phrasing, SlotValues
+from tao.domains import load_domain
 from thought_model.entities import ME_SLOT, perceive
 from thought_model.grammar import dumps_compact
 from thought_model.prompt import session_today
 from training.dates import day_surface, period_surface, when_surface
 from training.fillers import add_fillers
-from training.intents import CONNECTORS, INTENTS, TRAIN_CONNECTORS, IntentSpec
-from training.intents_extra import HELD_MARK
 from training.noise import add_noise
 from training.paraphrase import paraphrase
-from training.reference_registry import reference_tools
-from training.values import ValueSampler
 
-SLOT_TYPE = {
-    "order": "ORDER",
-    "user": "USER",
-    "inv": "INV",
-    "exp": "EXP",
-    "room": "ROOM",
-    "email": "EMAIL",
-    "phone": "PHONE",
-    "amount": "AMOUNT",
-    "day": "DATE",
-    "period": "DATE",
-    "when": "DATE",
-    "dur": "DUR",
-    "count": "NUM",
-    "city": "CITY",
-    "name": "NAME",
-    "reason": "TEXT",
-    "title": "TEXT",
-    "subject": "TEXT",
-    "body": "TEXT",
-    "desc": "TEXT",
-    "etitle": "TEXT",
-}
-ENUM_KINDS = {"status", "category"}
+HELD_MARK = "~"
 SPLITS = ("train", "test", "heldout_templates", "heldout_values", "heldout_combos")
 """train; test = new rows from training templates/values; heldout_templates = templates never
 trained on; heldout_values = cities/names/texts/id ranges never trained on; heldout_combos =
@@ -81,11 +59,18 @@ class GenConfig:
     filler_prob: float = 0.4  # training rows only: neutral filler words/clauses (training.fillers)
 
 
-def template_ids(spec: IntentSpec, lang: str) -> tuple[list[int], list[int]]:
+def _domain(domain: Domain | None) -> tuple[Domain, Phrasing]:
+    d = domain or load_domain()
+    if d.phrasing is None:
+        raise ValueError(f"domain {d.ref or d.name!r} has no phrasing data: it cannot generate training rows")
+    return d, d.phrasing
+
+
+def template_ids(spec: IntentSpec, lang: str, held_mark: str = HELD_MARK) -> tuple[list[int], list[int]]:
     """(training template indexes, held-out template indexes): the last template and those marked
-    with ``~`` (see :mod:`training.intents_extra`) are held out."""
+    with ``held_mark`` (see :mod:`tao.domains.reference.phrasing.intents_extra`) are held out."""
     ts = spec.zh if lang == "zh" else spec.en
-    held = [i for i, t in enumerate(ts) if t.startswith(HELD_MARK) or i == len(ts) - 1]
+    held = [i for i, t in enumerate(ts) if t.startswith(held_mark) or i == len(ts) - 1]
     return [i for i in range(len(ts)) if i not in held], held
 
 
@@ -108,12 +93,13 @@ class _Drop(Exception):
 def _fill(
     template: str,
     lang: str,
-    sampler: ValueSampler,
+    sampler: SlotValues,
     rng: random.Random,
     today: date,
     noise: float,
     heldout: bool = False,
     filler_prob: float = 0.0,
+    lexicon=None,
 ) -> tuple[str, dict[str, tuple[str, Any]]]:
     text = paraphrase(_expand(template, rng), lang, rng, heldout=heldout)
     if filler_prob:
@@ -128,7 +114,7 @@ def _fill(
             surf = {"day": day_surface, "period": period_surface, "when": when_surface}[kind](
                 rng, today, lang
             )
-            p = perceive(surf, today=today)
+            p = perceive(surf, today=today, lexicon=lexicon)
             if len(p.slots) != 1:
                 raise _Drop(f"date surface {surf!r}")
             val: Any = next(iter(p.slots.values()))
@@ -197,14 +183,19 @@ def _shift_ref(v: Any, offset: int) -> Any:
 
 
 def _render(
-    steps: list[dict], values: dict[str, tuple[str, Any]], perception, user_id: str | None, literal: bool
+    steps: list[dict],
+    values: dict[str, tuple[str, Any]],
+    perception,
+    user_id: str | None,
+    literal: bool,
+    phrasing: Phrasing,
 ) -> list[dict]:
     def one(key: str) -> Any:
         kind = key.split("__")[0].rstrip("0123456789")
         val = values[key][1]
-        if kind in ENUM_KINDS or literal:
+        if kind in phrasing.enum_kinds or literal:
             return val
-        slot = perception.slot_for(SLOT_TYPE[kind], val)
+        slot = perception.slot_for(phrasing.slot_types[kind], val)
         if slot is None:
             raise _Drop(f"perception missed {kind}={val!r}")
         return slot
@@ -224,16 +215,18 @@ def _render(
 def make_example(
     parts: Sequence[tuple[IntentSpec, int]],
     lang: str,
-    sampler: ValueSampler,
+    sampler: SlotValues,
     rng: random.Random,
     cfg: GenConfig,
     registry: dict[str, ToolSpec],
     heldout: bool = False,
     train_augment: bool = False,
+    domain: Domain | None = None,
 ) -> dict[str, Any]:
     """One example from one intent (or several composed). Raises _Drop when it can't be labelled.
 
     ``train_augment`` (training rows only): filler words and the extra training connectors."""
+    dom, ph = _domain(domain)
     today = date(2026, 1, 1) + timedelta(days=rng.randint(0, 364))
     user_id = f"U{rng.randint(10_000_000, 99_999_999)}" if rng.random() < cfg.user_known_prob else None
     texts: list[str] = []
@@ -241,9 +234,17 @@ def make_example(
     all_values: dict[str, tuple[str, Any]] = {}
     missing: list[str] = []
     for k, (spec, tidx) in enumerate(parts):
-        template = (spec.zh if lang == "zh" else spec.en)[tidx].removeprefix(HELD_MARK)
+        template = (spec.zh if lang == "zh" else spec.en)[tidx].removeprefix(ph.held_mark)
         text, values = _fill(
-            template, lang, sampler, rng, today, cfg.noise, heldout, cfg.filler_prob if train_augment else 0.0
+            template,
+            lang,
+            sampler,
+            rng,
+            today,
+            cfg.noise,
+            heldout,
+            cfg.filler_prob if train_augment else 0.0,
+            dom.lexicon,
         )
         renamed = {f"{key}__{k}": v for key, v in values.items()}
         steps, miss = _plan_steps(spec, values, user_id, registry, offset=len(all_steps))
@@ -256,14 +257,18 @@ def make_example(
     if len(parts) > 1:
         if missing:
             raise _Drop("composed request with missing fields")
-        conn = rng.choice(CONNECTORS[lang] + (TRAIN_CONNECTORS[lang] if train_augment else []))
+        conn = rng.choice(
+            list(ph.connectors[lang]) + (list(ph.train_connectors[lang]) if train_augment else [])
+        )
         request = texts[0].rstrip("。.!！?？ ") + conn + texts[1].strip()
         intent = MULTI_INTENT
     else:
         request = texts[0]
         intent = parts[0][0].name
     session = SessionState(user_id=user_id, now=datetime(today.year, today.month, today.day, 9, 0))
-    perception = perceive(request, today=session_today(session), user_known=bool(user_id))
+    perception = perceive(
+        request, today=session_today(session), user_known=bool(user_id), lexicon=dom.lexicon
+    )
     if missing:
         target_obj: dict[str, Any] = {
             "error": "insufficient_context",
@@ -272,8 +277,8 @@ def make_example(
         }
         expected = target_obj
     else:
-        plan_slots = _render(all_steps, all_values, perception, user_id, literal=False)
-        plan_lit = _render(all_steps, all_values, perception, user_id, literal=True)
+        plan_slots = _render(all_steps, all_values, perception, user_id, literal=False, phrasing=ph)
+        plan_lit = _render(all_steps, all_values, perception, user_id, literal=True, phrasing=ph)
         target_obj = {"version": "1.0", "intent": intent, "steps": plan_slots}
         expected = {"version": "1.0", "intent": intent, "steps": plan_lit}
     return {
@@ -297,36 +302,50 @@ def _rename(v: Any, k: int) -> Any:
 
 
 def _pick_parts(
-    split: str, rng: random.Random, cfg: GenConfig, lang: str, held_pairs: set[tuple[str, str]]
+    split: str,
+    rng: random.Random,
+    cfg: GenConfig,
+    lang: str,
+    held_pairs: set[tuple[str, str]],
+    phrasing: Phrasing,
 ) -> list[tuple[IntentSpec, int]]:
+    intents = list(phrasing.intents)
+
     def tmpl(spec: IntentSpec, heldout: bool) -> int:
-        train_ids, held_ids = template_ids(spec, lang)
+        train_ids, held_ids = template_ids(spec, lang, phrasing.held_mark)
         return rng.choice(held_ids if heldout else train_ids)
 
-    composable = [i for i in INTENTS if i.composable]
+    composable = [i for i in intents if i.composable]
     if split == "heldout_combos":
         a, b = rng.choice(sorted(held_pairs))
-        by = {i.name: i for i in INTENTS}
+        by = {i.name: i for i in intents}
         return [(by[a], tmpl(by[a], False)), (by[b], tmpl(by[b], False))]
     if split in ("train", "test") and rng.random() < cfg.compose_prob:
         while True:
             a, b = rng.sample(composable, 2)
             if (a.name, b.name) not in held_pairs and len(a.steps) + len(b.steps) <= 7:
                 return [(a, tmpl(a, False)), (b, tmpl(b, False))]
-    spec = rng.choice(INTENTS)
+    spec = rng.choice(intents)
     return [(spec, tmpl(spec, split == "heldout_templates"))]
 
 
-def iter_split(split: str, n: int, cfg: GenConfig, tools: Sequence[ToolSpec] | None = None) -> Iterator[dict]:
-    """Yield ``n`` labelled rows of ``split`` (deterministic for a given config)."""
-    registry = {t.name: t for t in (tools or reference_tools())}
-    held_pairs = heldout_pairs(INTENTS)
+def iter_split(
+    split: str,
+    n: int,
+    cfg: GenConfig,
+    tools: Sequence[ToolSpec] | None = None,
+    domain: Domain | None = None,
+) -> Iterator[dict]:
+    """Yield ``n`` labelled rows of ``split`` (deterministic for a given config and domain)."""
+    dom, ph = _domain(domain)
+    registry = {t.name: t for t in (tools or dom.tools)}
+    held_pairs = heldout_pairs(ph.intents)
     rng = random.Random(f"{cfg.seed}:{split}")
     made = 0
     while made < n:
         lang = "zh" if rng.random() < cfg.zh_prob else "en"
-        sampler = ValueSampler(lang=lang, heldout=(split == "heldout_values"), rng=rng)
-        parts = _pick_parts(split, rng, cfg, lang, held_pairs)
+        sampler = ph.value_sampler(lang=lang, heldout=(split == "heldout_values"), rng=rng)
+        parts = _pick_parts(split, rng, cfg, lang, held_pairs, ph)
         try:
             row = make_example(
                 parts,
@@ -337,6 +356,7 @@ def iter_split(split: str, n: int, cfg: GenConfig, tools: Sequence[ToolSpec] | N
                 registry,
                 heldout=(split == "heldout_templates"),
                 train_augment=(split == "train"),
+                domain=dom,
             )
         except _Drop:
             continue
@@ -345,8 +365,11 @@ def iter_split(split: str, n: int, cfg: GenConfig, tools: Sequence[ToolSpec] | N
         yield row
 
 
-def write_splits(out: Path, cfg: GenConfig, progress: bool = True) -> dict[str, int]:
-    """Write every split as JSONL under ``out``; returns row counts."""
+def write_splits(
+    out: Path, cfg: GenConfig, progress: bool = True, domain: Domain | None = None
+) -> dict[str, int]:
+    """Write every split of ``domain`` (default: ``TAO_REGISTRY`` / the reference) as JSONL under
+    ``out``; returns row counts."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     out.mkdir(parents=True, exist_ok=True)
@@ -362,7 +385,7 @@ def write_splits(out: Path, cfg: GenConfig, progress: bool = True) -> dict[str, 
             n = cfg.n_train if split == "train" else cfg.n_eval
             task = bar.add_task(f"generating {split}", total=n)
             with open(out / f"{split}.jsonl", "w", encoding="utf-8") as fh:
-                for i, row in enumerate(iter_split(split, n, cfg)):
+                for i, row in enumerate(iter_split(split, n, cfg, domain=domain)):
                     fh.write(json.dumps(row, ensure_ascii=False) + "\n")
                     if i % 500 == 0:
                         bar.update(task, completed=i)
@@ -390,12 +413,19 @@ def main(argv: list[str] | None = None) -> int:
         default=GenConfig.filler_prob,
         help="share of training rows that get neutral filler words",
     )
+    ap.add_argument(
+        "--registry",
+        default=None,
+        metavar="MODULE:ATTR",
+        help="tool domain (default: $TAO_REGISTRY, else tao.domains.reference:domain)",
+    )
     a = ap.parse_args(argv)
     counts = write_splits(
         a.out,
         GenConfig(
             n_train=a.n, n_eval=a.n_eval, seed=a.seed, compose_prob=a.compose_prob, filler_prob=a.filler_prob
         ),
+        domain=load_domain(a.registry),
     )
     print(json.dumps(counts))
     return 0

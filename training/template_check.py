@@ -1,6 +1,6 @@
 """Check request templates before adding them: ``python -m training.template_check MODULE``.
 
-For every template of ``training.templates.MODULE`` it generates a few examples the way the data
+For every template of ``tao.domains.reference.phrasing.templates.MODULE`` it generates a few examples the way the data
 generator does and reports how many had to be dropped (a slot value perception cannot find again,
 e.g. free text without a cue word, or a Chinese name without a cue character), with one sample
 request and its target. Templates with a high drop rate waste training rows: fix them.
@@ -14,10 +14,10 @@ from dataclasses import replace
 from functools import cache
 from importlib import import_module
 
+from tao.domains.reference.phrasing.intents import INTENTS
+from tao.domains.reference.phrasing.values import ValueSampler
+from tao.domains.reference.registry import reference_tools
 from training.generate import GenConfig, _Drop, make_example
-from training.intents import INTENTS
-from training.reference_registry import reference_tools
-from training.values import ValueSampler
 
 
 @cache
@@ -50,12 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m training.template_check", description=__doc__.splitlines()[0]
     )
-    ap.add_argument("module", help="module under training.templates, e.g. orders_zh")
+    ap.add_argument("module", help="module under tao.domains.reference.phrasing.templates, e.g. orders_zh")
     ap.add_argument("-n", type=int, default=30, help="examples per template")
     ap.add_argument("--max-drop", type=float, default=0.3, help="exit 1 if any template drops more")
     a = ap.parse_args(argv)
     lang = a.module.rsplit("_", 1)[1]
-    more = import_module(f"training.templates.{a.module}").MORE
+    more = import_module(f"tao.domains.reference.phrasing.templates.{a.module}").MORE
     names = {s.name for s in INTENTS}
     bad = 0
     for intent, templates in more.items():

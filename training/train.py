@@ -25,11 +25,13 @@ import torch
 import torch.distributed as dist
 from transformers import AutoTokenizer, GenerationConfig, LlamaForCausalLM
 
+from tao.contracts.domain import Domain
+from tao.domains import load_domain
+from thought_model.checkpoint import DOMAIN_SNAPSHOT
 from thought_model.prompt import EOS_TOKEN, PAD_TOKEN, PROMPT_FORMAT_VERSION, target_text
 from training.config import TrainConfig
 from training.dataset import batches, collate, encode_rows, read_jsonl, row_prompt
 from training.generate import GenConfig, write_splits
-from training.intents import INTENTS
 from training.modeling import build_model, load_base, target_loss, teacher_forced_metrics, weighted_loss
 from training.tokenizer import save_tokenizer, train_tokenizer
 
@@ -78,13 +80,16 @@ def lr_lambda(cfg: TrainConfig):
     return f
 
 
-def _ensure_data(cfg: TrainConfig, out: Path, d: Dist) -> Path:
+def _ensure_data(cfg: TrainConfig, out: Path, d: Dist, domain: Domain) -> Path:
     if cfg.data_dir:
         return Path(cfg.data_dir)
     data = out / "data"
     if d.main and not (data / "train.jsonl").exists():
         write_splits(
-            data, GenConfig(n_train=cfg.n_train, n_eval=cfg.n_eval, seed=cfg.seed), progress=cfg.progress
+            data,
+            GenConfig(n_train=cfg.n_train, n_eval=cfg.n_eval, seed=cfg.seed),
+            progress=cfg.progress,
+            domain=domain,
         )
     if d.world > 1:
         dist.barrier()
@@ -154,7 +159,8 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     t_start = time.time()
-    data_dir = _ensure_data(cfg, out, d)
+    domain = load_domain(cfg.registry)
+    data_dir = _ensure_data(cfg, out, d, domain)
     if cfg.base_model:
         model, tok = load_base(cfg.base_model)
         if d.main:
@@ -251,7 +257,7 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
         log.close()
     ckpt = out / "checkpoint"
     if d.main:
-        _export(model, tok, cfg, ckpt, time.time() - t_start, step, command, log_path)
+        _export(model, tok, cfg, ckpt, time.time() - t_start, step, command, log_path, domain)
     if d.world > 1:
         dist.barrier()
         dist.destroy_process_group()
@@ -275,6 +281,7 @@ def _export(
     step: int,
     command: str | None,
     log_path: Path,
+    domain: Domain,
 ) -> None:
     ckpt.mkdir(parents=True, exist_ok=True)
     model.to("cpu").to(torch.float32)
@@ -300,11 +307,15 @@ def _export(
         "steps": step,
         "parameters": sum(p.numel() for p in model.parameters()),
         "prompt_format": PROMPT_FORMAT_VERSION,
-        "intents": sorted({i.name for i in INTENTS} | {"multi_task"}),
+        "registry": domain.ref,
+        "intents": sorted(
+            {i.name for i in (domain.phrasing.intents if domain.phrasing else ())} | {"multi_task"}
+        ),
         "device": "cuda" if torch.cuda.is_available() else "cpu",
         "torch_threads": torch.get_num_threads(),
         "final_teacher_forced": last_eval,
     }
     (ckpt / "train_config.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False))
+    (ckpt / DOMAIN_SNAPSHOT).write_text(json.dumps(domain.snapshot(), indent=1, ensure_ascii=False))
     if log_path.exists():
         shutil.copy(log_path, ckpt / "train_log.jsonl")

@@ -93,7 +93,7 @@ def replay_requests(cfg: LoadSuiteConfig, faults: bool = False) -> list[Request]
     timeout`` / ``malformed`` (the server forwards ``X-Mock-*`` headers to every tool call of
     that request) or a plan with a broken dependency. Each request's ``kind`` says which.
     """
-    from tao.mock_service.data import MockData
+    from tao.domains.reference.mock_data import MockData
 
     gen = PlanGenerator(PlanGenConfig(seed=cfg.seed), literals=entity_literals(MockData.generate(7)))
     rng = random.Random(cfg.seed + 1)
@@ -139,7 +139,7 @@ def model_requests(cfg: LoadSuiteConfig) -> list[Request]:
         "明天北京天气怎么样",
         "查询报销单 {exp} 的进度",
     ]
-    from tao.mock_service.data import MockData
+    from tao.domains.reference.mock_data import MockData
 
     data = MockData.generate(7)
     rng = random.Random(cfg.seed)

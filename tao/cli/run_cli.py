@@ -1,10 +1,11 @@
 """``tao run "REQUEST"``: run the whole TAO loop once and print the trajectory.
 
 Plans with the embedded default model (``thought_model/checkpoints/default``) or replays a plan
-given with ``--plan`` (JSON text or a file; no model). Tools are the reference registry served by
-``--tools-url`` / ``TAO_TOOLS_URL``, or by the mock service started in-process on a free loopback
-port. Output: a readable trajectory (rich), or ``--json``. Exit code 0 on success, 1 when the run
-did not succeed (failed / needs_user / needs_approval), 2 on bad usage, 3 when the model is missing.
+given with ``--plan`` (JSON text or a file; no model). Tools are the checkpoint's domain (or
+``--registry MODULE:ATTR``) served by ``--tools-url`` / ``TAO_TOOLS_URL``, or by the domain's mock
+service started in-process on a free loopback port. Output: a readable trajectory (rich), or
+``--json``. Exit code 0 on success, 1 when the run did not succeed (failed / needs_user /
+needs_approval), 2 on bad usage, 3 when the model is missing.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import orjson
 
-from thought_model.checkpoint import DEFAULT_CHECKPOINT
+from thought_model.checkpoint import DEFAULT_CHECKPOINT, checkpoint_domain
 
 DEMO_USER = "U00000001"
 
@@ -39,6 +40,12 @@ def _parser() -> argparse.ArgumentParser:
         "--checkpoint", type=Path, default=Path(os.environ.get("TAO_CHECKPOINT") or DEFAULT_CHECKPOINT)
     )
     ap.add_argument("--engine", default=os.environ.get("TAO_ENGINE", "auto"), help="auto | cpu | vllm")
+    ap.add_argument(
+        "--registry",
+        default=None,
+        metavar="MODULE:ATTR",
+        help="tool domain (default: the checkpoint's own; else $TAO_REGISTRY, else tao.domains.reference:domain)",
+    )
     ap.add_argument(
         "--tools-url",
         default=os.environ.get("TAO_TOOLS_URL") or None,
@@ -68,6 +75,7 @@ def _load_plan(text: str) -> object:
 async def _run(a: argparse.Namespace) -> dict:
     from tao.action.permissions import approve_tools
     from tao.contracts import SessionState
+    from tao.domains import load_domain
     from tao.loop.loop import LoopConfig
     from tao.loop.planner import EnginePlanner, ReplayPlanner
     from tao.loop.runtime import Runtime, RuntimeConfig, load_plan_engine
@@ -87,12 +95,17 @@ async def _run(a: argparse.Namespace) -> dict:
     elif a.plan is not None:
         planner = ReplayPlanner(_load_plan(a.plan))
     else:
-        engine = await asyncio.to_thread(load_plan_engine, a.checkpoint, a.engine)
+        engine = await asyncio.to_thread(load_plan_engine, a.checkpoint, a.engine, a.registry)
         planner = EnginePlanner(engine)
+    if engine is not None:  # the model plans for its checkpoint's domain; the mock needs its module
+        domain = checkpoint_domain(a.checkpoint, a.registry, full=a.tools_url is None)
+    else:
+        domain = load_domain(a.registry)
     rt = Runtime(
         RuntimeConfig(
             tools_url=a.tools_url, trajectory_path=a.trajectory, loop=LoopConfig(wall_time_s=a.timeout)
-        )
+        ),
+        domain=domain,
     )
     try:
         report = await rt.loop(planner).run(a.request, session, approver=approve_tools(a.approve))
@@ -119,9 +132,11 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 3
+    from tao.domains import DomainLoadError
+
     try:
         out = asyncio.run(_run(a))
-    except (OSError, ValueError, RuntimeError) as exc:  # unreadable plan file, engine load failure, ...
+    except (OSError, ValueError, RuntimeError, DomainLoadError) as exc:  # bad plan file, engine or domain
         print(f"tao run: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     if a.json:

@@ -1,6 +1,6 @@
-"""Assembling the runtime for ``tao run`` and ``POST /v1/run``: the reference registry over HTTP
-(``tools_url``, or the mock service started in-process on a free loopback port), one executor
-(shared breakers and idempotency records), one observer, and a loop per request."""
+"""Assembling the runtime for ``tao run`` and ``POST /v1/run``: a tool domain's registry over HTTP
+(``tools_url``, or the domain's mock service started in-process on a free loopback port), one
+executor (shared breakers and idempotency records), one observer, and a loop per request."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from opentelemetry.trace import Tracer
 from tao.action.executor import ExecutorConfig, ToolExecutor
 from tao.action.registry import ToolRegistry
 from tao.contracts import ToolSpec
+from tao.contracts.domain import Domain
 from tao.loop.loop import LoopConfig, TaoLoop
 from tao.loop.plancheck import PlanValidator
 from tao.loop.planner import Planner
@@ -28,6 +29,9 @@ class RuntimeConfig:
     trajectory_path: Path | None = None  # JSONL sink; None: in-memory only
     executor: ExecutorConfig = field(default_factory=ExecutorConfig)
     loop: LoopConfig = field(default_factory=LoopConfig)
+    registry: str | None = (
+        None  # tool domain MODULE:ATTR when no Domain is passed (default: TAO_REGISTRY / reference)
+    )
 
 
 class Runtime:
@@ -40,20 +44,24 @@ class Runtime:
         tools: list[ToolSpec] | None = None,
         tracer: Tracer | None = None,
         session_store: SessionStore | None = None,
+        domain: Domain | None = None,
     ) -> None:
         self.config = config or RuntimeConfig()
+        if domain is None:
+            from tao.domains import load_domain
+
+            domain = load_domain(self.config.registry)
+        self.domain = domain
         self.mock = None
         url = self.config.tools_url
         if url is None:
-            from tao.mock_service import start_in_thread
+            from tao.mock_service import MockState, start_in_thread
 
-            self.mock = start_in_thread()
+            self.mock = start_in_thread(MockState(domain=domain))
             url = self.mock.url
         self.tools_url = url
         if tools is None:
-            from training.reference_registry import reference_tools
-
-            tools = reference_tools()
+            tools = list(domain.tools)
         self.registry = ToolRegistry()
         self.registry.register_http(tools, url)
         self.executor = ToolExecutor(self.registry, self.config.executor)
@@ -86,11 +94,11 @@ class Runtime:
 _ENGINE_LOCK = threading.Lock()
 
 
-def load_plan_engine(checkpoint: Path, kind: str = "auto") -> Any:
+def load_plan_engine(checkpoint: Path, kind: str = "auto", registry: str | None = None) -> Any:
     """Load the plan engine (imports torch lazily). Raises FileNotFoundError if the checkpoint is missing."""
     if not Path(checkpoint).is_dir() or not any(Path(checkpoint).iterdir()):
         raise FileNotFoundError(f"no plan-model checkpoint at {checkpoint}")
     with _ENGINE_LOCK:
         from thought_model.engine import load_engine
 
-        return load_engine(kind=kind, checkpoint=checkpoint)
+        return load_engine(kind=kind, checkpoint=checkpoint, registry=registry)

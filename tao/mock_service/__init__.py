@@ -1,4 +1,5 @@
-"""The reference registry's tools as a local mock HTTP service with fault injection."""
+"""A tool domain's mock handlers as a local HTTP service with fault injection (test/demo only;
+the handlers and data come from the domain, default the reference one)."""
 
 from tao.mock_service.app import FaultConfig, MockState, create_app
 from tao.mock_service.server import RunningService, start_in_thread

@@ -7,6 +7,7 @@ from datetime import date
 
 import uvicorn
 
+from tao.domains import load_domain
 from tao.mock_service.app import FaultConfig, MockState, create_app
 
 
@@ -24,6 +25,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--today", type=date.fromisoformat, default=None, help="date the demo data is built around"
     )
+    ap.add_argument(
+        "--registry",
+        default=None,
+        metavar="MODULE:ATTR",
+        help="tool domain whose mock handlers to serve (default: $TAO_REGISTRY, else tao.domains.reference:domain)",
+    )
     a = ap.parse_args(argv)
     rates = (a.timeout_rate, a.malformed_rate, a.error_rate, a.slow_rate)
     if any(r < 0 or r > 1 for r in rates) or sum(rates) > 1:
@@ -37,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         slow_s=a.slow_s,
         seed=a.seed,
     )
-    app = create_app(MockState(faults=faults, data_seed=a.seed, today=a.today))
+    domain = load_domain(a.registry)
+    app = create_app(MockState(faults=faults, data_seed=a.seed, today=a.today, domain=domain))
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning", ws="none", timeout_keep_alive=5)
     return 0
 

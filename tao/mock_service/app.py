@@ -32,8 +32,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from tao.mock_service.data import MockData
-from tao.mock_service.tools import HANDLERS
+from tao.contracts.domain import Domain
+from tao.domains import load_domain
 
 FAULTS = ("none", "timeout", "504", "500", "503", "429", "malformed", "slow", "empty", "html", "xml", "401")
 _TRACE_HEADERS = ("x-request-id", "x-thought-id", "idempotency-key", "traceparent")
@@ -57,7 +57,7 @@ class MockState:
     faults: FaultConfig = field(default_factory=FaultConfig)
     data_seed: int = 7
     today: date | None = None
-    data: MockData = field(init=False)
+    data: Any = field(init=False)  # the domain's mock_data(seed, today)
     rng: random.Random = field(init=False)
     calls: Counter = field(default_factory=Counter)
     side_effects: Counter = field(default_factory=Counter)
@@ -66,12 +66,22 @@ class MockState:
     keys: dict[str, tuple[int, Any]] = field(default_factory=dict)
     patches: dict[str, dict[str, Any]] = field(default_factory=dict)
     last_headers: dict[str, dict[str, str]] = field(default_factory=dict)
+    domain: Domain | None = None
+    """Whose tools to serve (default: ``TAO_REGISTRY`` / the reference domain); needs its
+    ``mock_handlers`` and ``mock_data``."""
+    handlers: dict[str, Any] = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.domain is None:
+            self.domain = load_domain()
+        if not self.domain.mock_handlers or self.domain.mock_data is None:
+            raise ValueError(f"domain {self.domain.ref or self.domain.name!r} has no mock handlers/data")
+        self.handlers = dict(self.domain.mock_handlers)
         self.reset()
 
     def reset(self) -> None:
-        self.data = MockData.generate(self.data_seed, self.today)
+        assert self.domain is not None and self.domain.mock_data is not None
+        self.data = self.domain.mock_data(self.data_seed, self.today)
         self.rng = random.Random(self.faults.seed)
         for c in (self.calls, self.side_effects, self.replays, self.fault_counts):
             c.clear()
@@ -117,7 +127,7 @@ def create_app(state: MockState | None = None) -> Starlette:
 
     async def call_tool(request: Request) -> Response:
         name = request.path_params["name"]
-        handler = HANDLERS.get(name)
+        handler = st.handlers.get(name)
         if handler is None:
             return _json(404, {"error": "unknown_tool", "message": f"no tool {name}"})
         try:
@@ -210,7 +220,7 @@ def create_app(state: MockState | None = None) -> Starlette:
         return _json(200, {"ok": True})
 
     async def health(request: Request) -> Response:
-        return _json(200, {"ok": True, "tools": len(HANDLERS)})
+        return _json(200, {"ok": True, "tools": len(st.handlers)})
 
     app = Starlette(
         routes=[

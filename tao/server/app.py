@@ -1,5 +1,8 @@
 """Application factory. Each feature owns a ``tao.server.routes_*`` module exposing
-``register(app: FastAPI, config: ServerConfig) -> None``; modules not yet present are skipped."""
+``register(app: FastAPI, config: ServerConfig) -> None``. Every module listed must import: a
+route module that fails to import stops start-up with the module's name (never a server that
+silently lacks an endpoint). The tool domain is resolved first, so a checkpoint whose domain
+cannot be loaded fails start-up too."""
 
 from __future__ import annotations
 
@@ -9,6 +12,11 @@ from fastapi import FastAPI
 
 from tao.server.config import ServerConfig
 from tao.server.errors import install_error_handlers
+
+
+class RouteImportError(ImportError):
+    """A route module of :data:`ROUTE_MODULES` does not import (the server refuses to start)."""
+
 
 ROUTE_MODULES = (
     "tao.server.routes_core",  # health, readiness, metrics, middleware (serving issue)
@@ -24,12 +32,11 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app = FastAPI(title="TAO Runtime", version="0.1.0")
     app.state.config = config
     install_error_handlers(app)
+    config.domain()  # DomainLoadError / DomainMismatchError here, not on the first request
     for name in ROUTE_MODULES:
         try:
             module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
+        except ImportError as exc:
+            raise RouteImportError(f"route module {name} failed to import: {exc}") from exc
         module.register(app, config)
     return app

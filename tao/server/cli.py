@@ -26,6 +26,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--engine", choices=["auto", "cpu", "vllm"], default=None, help="plan engine (TAO_ENGINE)"
     )
+    ap.add_argument(
+        "--registry",
+        default=None,
+        metavar="MODULE:ATTR",
+        help="tool domain (TAO_REGISTRY; default: the checkpoint's own, else tao.domains.reference:domain)",
+    )
     ap.add_argument("--api-key", default=None, help="require this bearer key on /v1 (TAO_API_KEY)")
     ap.add_argument("--max-body-bytes", type=int, default=None)
     ap.add_argument("--timeout", type=float, default=None, help="per-request timeout in seconds")
@@ -68,12 +74,20 @@ def main(argv: list[str] | None = None) -> int:
         api_key=args.api_key,
         max_body_bytes=args.max_body_bytes,
         request_timeout_s=args.timeout,
+        registry=args.registry,
     )
     if args.no_model:
         cfg.load_model = False
     if args.codec:
         cfg.extra["codec"] = args.codec
-    app = create_app(cfg)
+    from tao.domains import DomainLoadError
+    from thought_model.checkpoint import DomainMismatchError
+
+    try:
+        app = create_app(cfg)
+    except (DomainLoadError, DomainMismatchError) as exc:
+        print(f"tao serve: {exc}", file=sys.stderr)
+        return 2
     server = uvicorn.Server(
         uvicorn.Config(
             app,

@@ -6,7 +6,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from thought_model.checkpoint import DEFAULT_CHECKPOINT
+from tao.contracts.domain import Domain
+from thought_model.checkpoint import DEFAULT_CHECKPOINT, checkpoint_domain
 
 
 @dataclass
@@ -22,7 +23,17 @@ class ServerConfig:
     router_config: Path | None = None  # TOML/YAML of model profiles (TAO_ROUTER_CONFIG)
     redis_url: str | None = None  # TAO_REDIS_URL: shared bucket / session store
     tools_url: str | None = None  # base URL of the HTTP tool service used by /v1/run (TAO_TOOLS_URL)
+    registry: str | None = None  # tool domain MODULE:ATTR (TAO_REGISTRY); default: the checkpoint's own
     extra: dict[str, str] = field(default_factory=dict)
+    _domains: dict[bool, Domain] = field(default_factory=dict, repr=False)
+
+    def domain(self, *, full: bool = False) -> Domain:
+        """The tool domain served: the checkpoint's own (its ``domain.json``), or ``registry`` when it
+        agrees with the checkpoint. ``full``: the domain module itself (the mock service needs its
+        handlers). Raises ``DomainLoadError`` / ``DomainMismatchError``, never falls back."""
+        if full not in self._domains:
+            self._domains[full] = checkpoint_domain(self.checkpoint, self.registry, full=full)
+        return self._domains[full]
 
     @classmethod
     def from_env(cls, **overrides) -> ServerConfig:
@@ -32,6 +43,7 @@ class ServerConfig:
             engine=env.get("TAO_ENGINE", "auto"),
             redis_url=env.get("TAO_REDIS_URL") or None,
             tools_url=env.get("TAO_TOOLS_URL") or None,
+            registry=env.get("TAO_REGISTRY") or None,
             router_config=Path(env["TAO_ROUTER_CONFIG"]) if env.get("TAO_ROUTER_CONFIG") else None,
             checkpoint=Path(env["TAO_CHECKPOINT"]) if env.get("TAO_CHECKPOINT") else DEFAULT_CHECKPOINT,
         )

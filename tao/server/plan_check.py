@@ -1,4 +1,4 @@
-"""Plan checking for the server: ``rust_validator.PlanChecker`` over the reference registry.
+"""Plan checking for the server: ``rust_validator.PlanChecker`` over the served domain's tools.
 
 While the native checker is not built (fresh checkout before ``make build``), a Python fallback
 with the same result shape (``{"valid", "errors": [{"path","code","message"}], "order"}``) checks
@@ -8,15 +8,12 @@ tool names, argument schemas (jsonschema-rs) and the dependency DAG; ``backend``
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
+from tao.contracts import ToolSpec
+
 log = logging.getLogger("tao.server.plan")
-
-
-def _registry_schemas() -> dict[str, dict]:
-    from training.reference_registry import reference_registry
-
-    return {name: spec.args_schema for name, spec in reference_registry().items()}
 
 
 class _PythonPlanChecker:
@@ -61,13 +58,17 @@ class _PythonPlanChecker:
 class PlanValidator:
     """Compiled once per process; ``check(plan_dict)`` returns the checker's result dict."""
 
-    def __init__(self) -> None:
-        tools = _registry_schemas()
+    def __init__(self, specs: Sequence[ToolSpec] | None = None) -> None:
+        if specs is None:  # a library default: the reference domain (the server passes its own)
+            from tao.domains import reference_domain
+
+            specs = reference_domain().tools
+        tools = {spec.name: spec.args_schema for spec in specs}
         self.tool_names = frozenset(tools)
         try:
-            from rust_validator import reference_plan_checker
+            from rust_validator import PlanChecker
 
-            self._checker = reference_plan_checker()
+            self._checker = PlanChecker([spec.model_dump(mode="json") for spec in specs])
             self.backend = "rust"
         except (ImportError, AttributeError):
             log.warning("rust_validator.PlanChecker unavailable; using the Python plan checker")

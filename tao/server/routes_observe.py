@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -19,7 +20,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from tao.contracts import ActionResult
+from tao.contracts import ActionResult, ToolSpec
 from tao.server.config import ServerConfig
 from tao.server.errors import ApiError
 from tao.server.metrics import OBSERVATIONS, STAGE_LATENCY
@@ -47,10 +48,8 @@ class ObserveBatchBody(BaseModel):
 class CheckerCache:
     """One compiled ObservationChecker per (tool, expected) pair, built on first use."""
 
-    def __init__(self) -> None:
-        from training.reference_registry import reference_registry
-
-        self._contracts = {n: s.model_dump(mode="json") for n, s in reference_registry().items()}
+    def __init__(self, specs: Sequence[ToolSpec]) -> None:
+        self._contracts = {s.name: s.model_dump(mode="json") for s in specs}
         self._cache: dict[tuple[str, bytes], Any] = {}
         self._lock = threading.Lock()
 
@@ -97,7 +96,7 @@ def run_check(checker, doc) -> dict:
 
 
 def register(app: FastAPI, config: ServerConfig) -> None:
-    cache = CheckerCache()
+    cache = CheckerCache(config.domain().tools)
 
     def observe_one(item: ObserveBody) -> dict:
         tool = item.tool or item.result.tool

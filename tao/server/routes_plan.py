@@ -60,7 +60,9 @@ class EngineHolder:
 
             codec = GenericCodec() if self.config.extra.get("codec") == "generic" else None
             t0 = time.perf_counter()
-            self.engine = load_engine(self.config.engine, self.config.checkpoint, codec=codec)
+            self.engine = load_engine(
+                self.config.engine, self.config.checkpoint, codec=codec, registry=self.config.registry
+            )
             ENGINE_READY.set(1)
             log.info(
                 "plan engine %s loaded from %s in %.1fs",
@@ -118,7 +120,7 @@ _ERROR_STATUS = {ErrorType.BUDGET_EXHAUSTED: 504, ErrorType.TOOL_UNKNOWN: 422}
 
 def register(app: FastAPI, config: ServerConfig) -> None:
     holder = EngineHolder(config)
-    validator = PlanValidator()
+    validator = PlanValidator(config.domain().tools)
     app.state.plan_engine = holder
     if config.load_model:
         add_readiness(app, "plan_engine", holder.probe)

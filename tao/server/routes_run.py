@@ -68,6 +68,7 @@ class RunHolder:
                             loop=LoopConfig(wall_time_s=max(1.0, 0.9 * self.config.request_timeout_s)),
                         ),
                         session_store=store,
+                        domain=self.config.domain(full=self.config.tools_url is None),
                     )
         return self.runtime
 
@@ -169,7 +170,5 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         if rt is not None:
             specs = rt.registry.export()
         else:
-            from training.reference_registry import reference_tools
-
-            specs = [dict(t.model_dump(mode="json"), transport="http") for t in reference_tools()]
+            specs = [dict(t.model_dump(mode="json"), transport="http") for t in config.domain().tools]
         return Response(orjson.dumps({"tools": specs, "count": len(specs)}), media_type="application/json")

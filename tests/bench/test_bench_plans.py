@@ -8,7 +8,7 @@ import jsonschema_rs
 
 from bench.plans import PlanGenConfig, PlanGenerator, broken_dependency
 from tao.contracts.plan import REF_PATTERN, ThoughtPlan
-from training.reference_registry import reference_registry
+from tao.domains.reference.registry import reference_registry
 
 
 def test_plans_are_valid_and_cover_the_domain():

@@ -10,7 +10,7 @@ import pytest
 
 import rust_validator as rv
 from tao.contracts import ObservationResult
-from training.reference_registry import reference_registry
+from tao.domains.reference.registry import reference_registry
 
 REG = reference_registry()
 

@@ -12,7 +12,7 @@ import pytest
 
 import rust_validator as rv
 from tao.contracts import ObservationResult
-from training.reference_registry import reference_registry
+from tao.domains.reference.registry import reference_registry
 
 KEYS = ["valid", "error_type", "extracted_data", "confidence_score", "audit_trail", "details"]
 ORDER = {"order_id": "123456789012345678", "status": "shipped", "amount": 12.5}

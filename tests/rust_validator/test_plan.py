@@ -9,7 +9,7 @@ import pytest
 
 import rust_validator as rv
 from tao.contracts import ThoughtPlan
-from training.reference_registry import reference_tools
+from tao.domains.reference.registry import reference_tools
 
 
 def plan(*steps: dict[str, Any], **kw: Any) -> dict[str, Any]:

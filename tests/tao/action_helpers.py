@@ -9,10 +9,10 @@ from typing import Any
 from tao.action.executor import ExecutorConfig, ToolExecutor
 from tao.action.registry import ToolRegistry
 from tao.contracts import SessionState
+from tao.domains.reference.registry import reference_tools
 from tao.loop.loop import LoopConfig, TaoLoop
 from tao.loop.planner import ReplayPlanner
 from tao.trace.trajectory import MemorySink
-from training.reference_registry import reference_tools
 
 DATA = Path(__file__).resolve().parent / "data"
 DEMO_NOW = "2026-11-15T10:00:00+08:00"

@@ -9,10 +9,10 @@ import jsonschema
 import pytest
 
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
+from tao.domains.reference.registry import reference_tools
 from thought_model.grammar import PlanParseError, output_json_schema, parse_output
 from training.dataset import row_session
 from training.generate import GenConfig, iter_split
-from training.reference_registry import reference_tools
 
 TOOLS = reference_tools()
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+from tao.domains.reference.phrasing.intents import INTENTS
+from tao.domains.reference.phrasing.values import ValueSampler
 from training.generate import GenConfig, heldout_pairs, iter_split, template_ids
-from training.intents import INTENTS
-from training.values import ValueSampler
 
 
 def test_reproducible_from_seed() -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
+from tao.domains.reference.phrasing.intents import INTENTS
+from tao.domains.reference.phrasing.intents_extra import EXTRA, HELD_MARK
 from training.generate import GenConfig, iter_split, template_ids
-from training.intents import INTENTS
-from training.intents_extra import EXTRA, HELD_MARK
 from training.paraphrase import PREFIXES, SUFFIXES, paraphrase
 
 

@@ -6,16 +6,16 @@ from importlib import import_module
 
 import pytest
 
+from tao.domains.reference.phrasing.intents import INTENTS
+from tao.domains.reference.phrasing.templates import MODULES, more_templates
 from training.generate import template_ids
-from training.intents import INTENTS
 from training.template_check import check_template
-from training.templates import MODULES, more_templates
 
 
 def test_modules_name_known_intents() -> None:
     names = {s.name for s in INTENTS}
     for mod in MODULES:
-        more = import_module(f"training.templates.{mod}").MORE
+        more = import_module(f"tao.domains.reference.phrasing.templates.{mod}").MORE
         assert set(more) <= names, set(more) - names
 
 
@@ -33,7 +33,7 @@ def test_extra_templates_are_training_templates() -> None:
 @pytest.mark.parametrize("mod", MODULES)
 def test_sample_of_templates_labels_cleanly(mod: str) -> None:
     lang = mod.rsplit("_", 1)[1]
-    more = import_module(f"training.templates.{mod}").MORE
+    more = import_module(f"tao.domains.reference.phrasing.templates.{mod}").MORE
     sample = [(i, t) for i, ts in sorted(more.items()) for t in ts[::7]]
     for intent, t in sample:
         rate, req, target = check_template(intent, lang, t, n=12)

@@ -3,18 +3,22 @@
 :func:`default_codec` uses the model's own modules (``thought_model.prompt.build_prompt``,
 ``thought_model.grammar.output_json_schema`` / ``parse_output``) so serving sees exactly the
 prompt format the checkpoint was trained on. :class:`GenericCodec` is a self-contained stand-in
-(used by tests on random tiny models): a plain prompt and a plan schema built from the reference
-registry in which step ``k`` is ``t{k}`` and may depend only on earlier steps.
+(used by tests on random tiny models): a plain prompt and a plan schema built from the registry
+in which step ``k`` is ``t{k}`` and may depend only on earlier steps.
+
+Both take the tool domain (:class:`~tao.contracts.domain.Domain`: tools + lexicon); the engines
+pass the checkpoint's own (:func:`thought_model.checkpoint.checkpoint_domain`). Without one
+they use the reference domain.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tao.contracts import ErrorInfo, ErrorType, InsufficientContext, ThoughtPlan
+from tao.contracts.domain import Domain, Lexicon
 from thought_model.engine.base import PlanRequest
 
 
@@ -58,15 +62,14 @@ def error_info_from(exc: BaseException) -> ErrorInfo:
     return ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED, message=str(exc)[:500] or type(exc).__name__)
 
 
-@functools.lru_cache(maxsize=1)
-def _reference_specs() -> tuple:
-    from training.reference_registry import reference_tools
+def _default_domain() -> Domain:
+    from tao.domains import reference_domain
 
-    return tuple(reference_tools())  # building the registry costs milliseconds: once per process
+    return reference_domain()  # built once per process (the registry costs milliseconds)
 
 
-def _tool_specs(tools: list[str] | None) -> list:
-    specs = list(_reference_specs())
+def _tool_specs(tools: list[str] | None, domain: Domain | None = None) -> list:
+    specs = list((domain or _default_domain()).tools)
     if tools is None:
         return specs
     wanted = set(tools)
@@ -85,6 +88,7 @@ class GenericCodec:
     """Prompt ``"request: TEXT\\nplan:"`` and a registry-derived, DAG-ordered plan schema."""
 
     max_steps: int = 3
+    domain: Domain | None = None
     _schemas: dict = field(default_factory=dict, repr=False)
 
     def prompt(self, request: PlanRequest) -> str:
@@ -103,7 +107,7 @@ class GenericCodec:
         return None  # no perception: one grammar per tool subset
 
     def _build_schema(self, tools: list[str] | None) -> dict:
-        specs = _tool_specs(tools)
+        specs = _tool_specs(tools, self.domain)
         if not specs:
             raise ValueError("no known tool in the requested subset")
 
@@ -178,19 +182,26 @@ class ModelCodec:
     output_json_schema: Callable
     parse_output: Callable
     prepare_prompt: Callable | None = None  # -> PreparedPrompt(text, perception, ...)
+    domain: Domain | None = None
     _schemas: dict = field(default_factory=dict, repr=False)
 
+    @property
+    def lexicon(self) -> Lexicon | None:
+        return self.domain.lexicon if self.domain is not None else None
+
     def _tools(self, tools: list[str] | None) -> list:
-        return _tool_specs(tools)
+        return _tool_specs(tools, self.domain)
 
     def prompt(self, request: PlanRequest) -> str:
         return self.prepare(request)[0]
 
     def prepare(self, request: PlanRequest) -> tuple[str, Any]:
         if self.prepare_prompt is not None:
-            pp = self.prepare_prompt(request.text, request.session, self._tools(request.tools))
+            pp = self.prepare_prompt(request.text, request.session, self._tools(request.tools), self.lexicon)
             return pp.text, pp.perception
-        return self.build_prompt(request.text, request.session, self._tools(request.tools)), None
+        return self.build_prompt(
+            request.text, request.session, self._tools(request.tools), self.lexicon
+        ), None
 
     def slots(self, request: PlanRequest, ctx: Any) -> frozenset[str] | None:
         """The slot tokens this request's perception offers (plus ``<ME>`` when the session knows
@@ -210,11 +221,7 @@ class ModelCodec:
             specs = self._tools(tools)
             if not specs:
                 raise ValueError("no known tool in the requested subset")
-            hit = (
-                self.output_json_schema(specs)
-                if slots is None
-                else self.output_json_schema(specs, slots=slots)
-            )
+            hit = self.output_json_schema(specs, slots=slots, lexicon=self.lexicon)
             if len(self._schemas) >= _MAX_CACHED:  # bounded: slot sets are few, but not unbounded
                 self._schemas.pop(next(iter(self._schemas)))
             self._schemas[key] = hit
@@ -222,18 +229,12 @@ class ModelCodec:
 
     def parse(self, text: str, request: PlanRequest, ctx: Any = None) -> ThoughtPlan | InsufficientContext:
         source = ctx if ctx is not None else request.text  # the perception from prepare(), if any
-        return self.parse_output(text, source, request.session, self._tools(request.tools))
+        return self.parse_output(text, source, request.session, self._tools(request.tools), self.lexicon)
 
 
-def default_codec() -> PlanCodec:
-    """The model's codec when its modules are installed, else :class:`GenericCodec`."""
-    try:
-        from thought_model.grammar import output_json_schema, parse_output
-        from thought_model.prompt import build_prompt
-    except ImportError:
-        return GenericCodec()
-    try:
-        from thought_model.prompt import prepare_prompt
-    except ImportError:
-        prepare_prompt = None
-    return ModelCodec(build_prompt, output_json_schema, parse_output, prepare_prompt)
+def default_codec(domain: Domain | None = None) -> PlanCodec:
+    """The model's codec for ``domain`` (default: the reference domain)."""
+    from thought_model.grammar import output_json_schema, parse_output
+    from thought_model.prompt import build_prompt, prepare_prompt
+
+    return ModelCodec(build_prompt, output_json_schema, parse_output, prepare_prompt, domain=domain)

@@ -20,6 +20,7 @@ import torch
 import xgrammar as xgr
 
 from tao.contracts import ErrorInfo, ErrorType
+from thought_model.checkpoint import checkpoint_domain
 from thought_model.engine.base import PlanEngine, PlanRequest, PlanResult
 from thought_model.engine.batcher import BatcherConfig, DynamicBatcher
 from thought_model.engine.codec import PlanCodec, default_codec, error_info_from
@@ -92,7 +93,7 @@ class CpuEngine(PlanEngine):
 
         self.checkpoint = Path(checkpoint)
         self.cfg = config or CpuEngineConfig()
-        self.codec = codec or default_codec()
+        self.codec = codec or default_codec(checkpoint_domain(checkpoint))
         torch.set_num_threads(self.cfg.threads)
         dtype = getattr(torch, self.cfg.dtype)
         hf = LlamaForCausalLM.from_pretrained(str(self.checkpoint), dtype=dtype).eval()

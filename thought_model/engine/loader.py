@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from thought_model.checkpoint import DEFAULT_CHECKPOINT
+from thought_model.checkpoint import DEFAULT_CHECKPOINT, checkpoint_domain
 from thought_model.engine.base import PlanEngine
-from thought_model.engine.codec import PlanCodec
+from thought_model.engine.codec import PlanCodec, default_codec
 
 KINDS = ("auto", "cpu", "vllm")
 
@@ -54,11 +54,16 @@ def load_engine(
     codec: PlanCodec | None = None,
     cpu_config=None,
     vllm_config=None,
+    registry: str | None = None,
 ) -> PlanEngine:
-    """Build the engine for ``kind`` over ``checkpoint`` (default: the embedded default model)."""
+    """Build the engine for ``kind`` over ``checkpoint`` (default: the embedded default model),
+    planning for the checkpoint's own tool domain (``registry`` = ``MODULE:ATTR`` must agree
+    with it; see :func:`thought_model.checkpoint.checkpoint_domain`)."""
     ckpt = Path(checkpoint) if checkpoint else Path(os.environ.get("TAO_CHECKPOINT") or DEFAULT_CHECKPOINT)
     if not (ckpt / "config.json").is_file():
         raise EngineLoadError(f"no checkpoint at {ckpt} (config.json missing)")
+    if codec is None:
+        codec = default_codec(checkpoint_domain(ckpt, registry))
     concrete = resolve_kind(kind)
     if concrete == "vllm":
         from thought_model.engine.vllm_engine import VllmEngine, vllm_available

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tao.contracts import ErrorInfo, ErrorType
+from thought_model.checkpoint import checkpoint_domain
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
 from thought_model.engine.codec import PlanCodec, default_codec, error_info_from
 
@@ -84,7 +85,7 @@ class VllmEngine(PlanEngine):
 
         self.checkpoint = Path(checkpoint)
         self.cfg = config or VllmEngineConfig()
-        self.codec = codec or default_codec()
+        self.codec = codec or default_codec(checkpoint_domain(checkpoint))
         if os.environ.get("VLLM_TARGET_DEVICE") == "cpu" and _is_quantized(self.checkpoint):
             ok, why = cpu_int4_kernel_available()
             if not ok:

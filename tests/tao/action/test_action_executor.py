@@ -98,7 +98,7 @@ async def test_permission_levels_are_enforced_in_code(mock_tools) -> None:
 async def test_write_limit_needs_approval_above_it(mock_tools) -> None:
     from tao.action.executor import ExecutorConfig, ToolExecutor
     from tao.action.registry import ToolRegistry
-    from training.reference_registry import reference_registry
+    from tao.domains.reference.registry import reference_registry
 
     spec = reference_registry()["create_calendar_event"].model_copy(update={"write_limit": 5})
     reg = ToolRegistry()
@@ -210,7 +210,9 @@ async def test_every_body_and_status_is_normalized(mock_tools, fault, check) -> 
 
 
 async def test_results_are_truncated_with_a_note(mock_tools) -> None:
-    specs = {s.name: s for s in __import__("training.reference_registry", fromlist=["x"]).reference_tools()}
+    specs = {
+        s.name: s for s in __import__("tao.domains.reference.registry", fromlist=["x"]).reference_tools()
+    }
     small = specs["list_orders"].model_copy(update={"max_result_tokens": 60})
     from tao.action.executor import ExecutorConfig, ToolExecutor
     from tao.action.registry import ToolRegistry

@@ -9,7 +9,7 @@ import pytest
 
 from tao.contracts import SessionState
 from tao.contracts.timeexpr import TimeSymbolError, resolve_symbol, resolve_times
-from training.reference_registry import reference_registry
+from tao.domains.reference.registry import reference_registry
 
 S = SessionState(now=datetime(2026, 1, 15, 10, 30), timezone="Asia/Shanghai")
 
@@ -41,9 +41,7 @@ def test_symbols(symbol: str, expected: str) -> None:
 
 
 def test_time_zone_decides_the_date() -> None:
-    utc_evening = SessionState(
-        now=datetime(2026, 3, 31, 17, 0, tzinfo=UTC), timezone="Asia/Shanghai"
-    )
+    utc_evening = SessionState(now=datetime(2026, 3, 31, 17, 0, tzinfo=UTC), timezone="Asia/Shanghai")
     assert resolve_symbol("@today", utc_evening) == "2026-04-01"  # already April 1st in Shanghai
     assert resolve_symbol("@last_month", utc_evening) == "2026-03-01/2026-03-31"
     ny = utc_evening.model_copy(update={"timezone": "America/New_York"})

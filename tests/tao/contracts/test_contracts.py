@@ -6,7 +6,7 @@ from pydantic import ValidationError
 from tao.contracts import InsufficientContext, PlanStep, ThoughtPlan, ToolSpec
 from tao.contracts.export import DEFAULT_DIR, render
 from tao.contracts.export import main as export_main
-from training.reference_registry import reference_tools
+from tao.domains.reference.registry import reference_tools
 
 
 def test_exported_schemas_are_current():

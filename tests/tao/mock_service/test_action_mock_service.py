@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tao.mock_service.tools import HANDLERS
-from training.reference_registry import reference_registry
+from tao.domains.reference.mock import HANDLERS
+from tao.domains.reference.registry import reference_registry
 
 ROOT = Path(__file__).resolve().parents[3]
 

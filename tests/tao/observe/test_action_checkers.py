@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tao.contracts import ActionResult, ErrorInfo, ErrorType, ThoughtPlan
+from tao.domains.reference.registry import reference_registry
 from tao.loop.plancheck import PlanValidator
 from tao.observe.observer import Observer
-from training.reference_registry import reference_registry
 
 REG = reference_registry()
 SCHEMAS = {n: s.args_schema for n, s in REG.items()}

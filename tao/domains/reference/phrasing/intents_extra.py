@@ -1,4 +1,4 @@
-"""Extra request templates per intent (zh, en), merged into :data:`training.intents.INTENTS`.
+"""Extra request templates per intent (zh, en), merged into :data:`tao.domains.reference.phrasing.intents.INTENTS`.
 
 They are inserted *before* each list's last template, so the original held-out template stays the
 last one (and stays held out). A template starting with ``~`` is held out too (the marker is

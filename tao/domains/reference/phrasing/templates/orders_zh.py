@@ -1,4 +1,4 @@
-"""Extra training templates (orders intents, zh); see :mod:`training.templates`."""
+"""Extra training templates (orders intents, zh); see :mod:`tao.domains.reference.phrasing.templates`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Extra training templates (orders intents, en); see :mod:`training.templates`.
+"""Extra training templates (orders intents, en); see :mod:`tao.domains.reference.phrasing.templates`.
 
 Written for phrasing variety. Conventions: a template starts with a word that perception does not
 take for a name when the noise capitalizes it (i, the, please, can, what, where, is, order ...);

@@ -1,4 +1,4 @@
-"""Extra training templates (office intents, zh); see :mod:`training.templates`."""
+"""Extra training templates (office intents, zh); see :mod:`tao.domains.reference.phrasing.templates`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The hand-written external evaluation set (training/eval_sets/handwritten.jsonl) is well-formed:
+"""The hand-written external evaluation set (tao/domains/reference/eval_sets/handwritten.jsonl) is well-formed:
 every expected plan is a valid ThoughtPlan over the reference registry that follows its intent's
 plan shape, insufficient-context rows are valid InsufficientContext objects, and the set has the
 promised size and balance."""
@@ -9,17 +9,17 @@ import json
 import re
 from collections import Counter
 from datetime import date
-from pathlib import Path
 
 import jsonschema
 import pytest
 
 from tao.contracts import InsufficientContext, ThoughtPlan
 from tao.contracts.plan import REF_PATTERN, TIME_SYMBOL_PATTERN
-from training.intents import INTENTS
-from training.reference_registry import reference_tools
+from tao.domains.reference import EVAL_SETS
+from tao.domains.reference.phrasing.intents import INTENTS
+from tao.domains.reference.registry import reference_tools
 
-PATH = Path(__file__).resolve().parents[2] / "training" / "eval_sets" / "handwritten.jsonl"
+PATH = EVAL_SETS["handwritten"]
 MULTI = "multi_task"
 ME = "<ME>"
 KEYS = {"request", "user_id", "today", "lang", "intent", "expected"}

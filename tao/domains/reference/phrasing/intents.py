@@ -1,7 +1,7 @@
 """Intents of the reference domain: the plan each one needs and its request templates (zh, en).
 
 Template syntax: ``[a|b|]`` picks one alternative (an empty one makes the part optional);
-``{kind}`` / ``{kind2}`` is a slot filled by :class:`training.values.ValueSampler`.
+``{kind}`` / ``{kind2}`` is a slot filled by :class:`tao.domains.reference.phrasing.values.ValueSampler`.
 An argument written as ``"{kind}"`` is present only when the template uses that slot; when a
 *required* argument's slot is missing (or ``<ME>`` is used without a known session user) the
 generator emits ``insufficient_context`` with the missing fields instead of a plan, so partial
@@ -11,17 +11,7 @@ out of training (the held-out-template split).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-
-@dataclass(frozen=True)
-class IntentSpec:
-    name: str
-    steps: tuple[tuple[str, dict, tuple[str, ...]], ...]
-    zh: tuple[str, ...]
-    en: tuple[str, ...]
-    composable: bool = True  # may be combined with another intent in one request
-    tags: tuple[str, ...] = field(default=())
+from tao.contracts.domain import IntentSpec
 
 
 def S(tool: str, args: dict, deps: tuple[str, ...] = ()) -> tuple[str, dict, tuple[str, ...]]:
@@ -687,8 +677,8 @@ TRAIN_CONNECTORS = {
 def _with_extras(specs: list[IntentSpec]) -> list[IntentSpec]:
     from dataclasses import replace
 
-    from training.intents_extra import merge
-    from training.templates import more_templates
+    from tao.domains.reference.phrasing.intents_extra import merge
+    from tao.domains.reference.phrasing.templates import more_templates
 
     return [
         replace(

@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from thought_model.entities_lexicon import EN_CITY_LIST, ZH_CITY_LIST
+from tao.domains.reference.lexicon import EN_CITIES, ZH_CITIES
 
 ZH_NAMES = (
     "张伟 王芳 李娜 刘洋 陈静 杨磊 黄敏 赵强 吴婷 周杰 徐丽 孙浩 马超 朱琳 胡斌 郭敏 何平 高翔 林峰 罗琳 "
@@ -228,7 +228,7 @@ class ValueSampler:
 
     def _s_city(self):
         pool = _split(
-            ZH_CITY_LIST if self.lang == "zh" else [c for c in EN_CITY_LIST if c != "Xi'an"], self.heldout
+            list(ZH_CITIES) if self.lang == "zh" else [c for c in EN_CITIES if c != "Xi'an"], self.heldout
         )
         c = self.rng.choice(pool)
         return c, c

@@ -1,4 +1,4 @@
-"""Deterministic, realistic demo data for the mock tool service (users, orders, invoices, ...)."""
+"""Deterministic, realistic demo data for the reference domain's mock tools (users, orders, invoices, ...)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from tao.trace.redact import luhn_ok, valid_cn_id
+from tao.contracts.ids import luhn_ok, valid_cn_id
+from tao.domains.reference.lexicon import HOME_CITIES
 
 _SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗高"
 _GIVEN = [
@@ -54,7 +55,6 @@ _PINYIN = [
     "dan",
     "ping",
 ]
-CITIES = ["北京", "上海", "广州", "深圳", "杭州", "成都", "武汉", "南京", "西安", "重庆"]
 STATUSES = ["pending", "paid", "shipped", "in_transit", "delivered", "cancelled", "refunded"]
 CARRIERS = ["顺丰速运", "京东物流", "中通快递", "圆通速递", "EMS"]
 
@@ -88,7 +88,7 @@ class MockData:
                 "name": rng.choice(_SURNAMES) + _GIVEN[g],
                 "email": f"{_PINYIN[g]}.{i:02d}@example.com",
                 "phone": "1" + rng.choice("3456789") + "".join(rng.choice("0123456789") for _ in range(9)),
-                "city": rng.choice(CITIES),
+                "city": rng.choice(HOME_CITIES),
                 "tier": rng.choice(["basic", "silver", "gold", "platinum"]),
             }
             # every 7th user has no orders at all (the "input never arrives" case)

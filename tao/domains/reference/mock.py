@@ -1,4 +1,5 @@
-"""The reference registry's 18 tools as plain functions over :class:`MockData`.
+"""The reference domain's 18 tools as plain functions over :class:`MockData` (served by
+:mod:`tao.mock_service`).
 
 Each handler returns ``(status_code, body)``; write tools also report that they had a side
 effect (the service counts side effects per tool, which the tests read back).
@@ -12,7 +13,8 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from tao.mock_service.data import CITIES, MockData
+from tao.domains.reference.lexicon import HOME_CITIES
+from tao.domains.reference.mock_data import MockData
 
 Result = tuple[int, Any, bool]  # status, body, side effect happened
 Handler = Callable[[MockData, dict[str, Any]], Result]
@@ -163,7 +165,7 @@ def get_expense_status(d: MockData, a: dict) -> Result:
 
 def get_weather(d: MockData, a: dict) -> Result:
     city = a.get("city", "")
-    if city not in CITIES and not city.isascii():
+    if city not in HOME_CITIES and not city.isascii():
         return _nf("city")
     day = a.get("date") or d.today.isoformat()
     h = int(_suffix(city, day), 16)

@@ -1,7 +1,7 @@
 """More training templates per intent, one module per (domain group, language).
 
 Each module defines ``MORE: dict[str, tuple[str, ...]]`` (intent name -> templates in that
-module's language). They are *training* templates only: :data:`training.intents.INTENTS` puts them
+module's language). They are *training* templates only: :data:`tao.domains.reference.phrasing.intents.INTENTS` puts them
 first in each list, so an intent's held-out templates (the last one and the ``~``-marked ones)
 stay held out and the held-out-template split is unchanged. They were written without looking at
 the held-out templates (the authors saw only the intent's plan, its slots and its other training

@@ -1,4 +1,4 @@
-"""Extra training templates (office intents, en); see :mod:`training.templates`.
+"""Extra training templates (office intents, en); see :mod:`tao.domains.reference.phrasing.templates`.
 
 Notes for editors (perception quirks these templates work around):
 - a free-text slot ({desc} {subject} {body} {etitle}) runs to the next punctuation, id or cue (not

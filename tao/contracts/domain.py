@@ -1,0 +1,147 @@
+"""The tool-domain interface: what a domain plug-in hands the runtime, training and perception.
+
+A domain (``tao.domains.<name>``, or any module named by ``MODULE:ATTR``) is its registry of
+:class:`~tao.contracts.tools.ToolSpec` plus the data the other layers need about *this* domain:
+the id kinds perception binds to slots, its cities and the words that must not be taken for
+names (:class:`Lexicon`), the phrasing data the training generator expands (:class:`Phrasing`),
+the mock service's handlers and hand-written evaluation sets. Generic language facts (digits,
+number words, month names, relative-day words) are not domain data; they stay in thought_model.
+
+Everything here is plain data (stdlib dataclasses); :meth:`Domain.snapshot` is the JSON a
+checkpoint keeps beside its weights (tool contracts + lexicon), enough to serve and check plans
+without importing the domain's module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from tao.contracts.tools import ToolSpec
+
+
+@dataclass(frozen=True)
+class IdKind:
+    """One kind of identifier perception binds to a slot (``<ORDER1>``)."""
+
+    slot: str
+    """Slot type, upper case (``ORDER``); also the prefix of its slot tokens."""
+    pattern: str
+    """Python regex that finds it in a request (with its own boundary guards)."""
+    sample: str
+    """One literal value: an argument accepts this kind when the sample matches its pattern."""
+    ignore_case: bool = False
+    upper: bool = False
+    """Normalize a match to upper case (``inv0000000001`` -> ``INV0000000001``)."""
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """What perception and the output grammar know about one domain."""
+
+    id_kinds: tuple[IdKind, ...] = ()
+    me_kind: str | None = None
+    """The id kind the session user fills (``<ME>`` is offered where this kind is)."""
+    cities_zh: tuple[str, ...] = ()
+    cities_en: tuple[str, ...] = ()
+    name_block_zh: frozenset[str] = frozenset()
+    """Domain words a surname-led Chinese name pattern would take for a name (``金额``, ``杭州``)."""
+    name_stop_en: frozenset[str] = frozenset()
+    """Capitalized domain words that never start an English name (``Order``, ``Invoice``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["name_block_zh"] = sorted(self.name_block_zh)
+        d["name_stop_en"] = sorted(self.name_stop_en)
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Lexicon:
+        return cls(
+            id_kinds=tuple(IdKind(**k) for k in d.get("id_kinds", ())),
+            me_kind=d.get("me_kind"),
+            cities_zh=tuple(d.get("cities_zh", ())),
+            cities_en=tuple(d.get("cities_en", ())),
+            name_block_zh=frozenset(d.get("name_block_zh", ())),
+            name_stop_en=frozenset(d.get("name_stop_en", ())),
+        )
+
+
+@dataclass(frozen=True)
+class IntentSpec:
+    """One intent: the plan it needs (steps of tool, argument templates, dependencies) and its
+    request templates per language (see the reference domain's ``phrasing`` for the syntax)."""
+
+    name: str
+    steps: tuple[tuple[str, dict, tuple[str, ...]], ...]
+    zh: tuple[str, ...]
+    en: tuple[str, ...]
+    composable: bool = True  # may be combined with another intent in one request
+    tags: tuple[str, ...] = field(default=())
+
+
+class SlotValues(Protocol):
+    """Samples a template placeholder's value: ``sample("order") -> (surface text, value)``."""
+
+    def sample(self, kind: str) -> tuple[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Phrasing:
+    """The training generator's domain data: intents, connectors and slot-value sampling."""
+
+    intents: Sequence[IntentSpec]
+    connectors: Mapping[str, Sequence[str]]
+    train_connectors: Mapping[str, Sequence[str]]
+    slot_types: Mapping[str, str]
+    """Template placeholder kind (``order``) -> perception slot type (``ORDER``)."""
+    enum_kinds: frozenset[str]
+    """Placeholder kinds whose value is an enum literal in the plan, not a slot."""
+    value_sampler: Callable[..., SlotValues]
+    """``value_sampler(lang=, heldout=, rng=)`` -> the :class:`SlotValues` of one row."""
+    held_mark: str = "~"
+    """A template starting with this is held out of training."""
+
+
+@dataclass
+class Domain:
+    """A tool domain plug-in (see the module docstring)."""
+
+    name: str
+    tools: list[ToolSpec]
+    lexicon: Lexicon = field(default_factory=Lexicon)
+    mock_handlers: Mapping[str, Callable[..., Any]] | None = None
+    """Tool name -> ``handler(data, args) -> (status, body, side_effect)`` for the mock service."""
+    mock_data: Callable[..., Any] | None = None
+    """``mock_data(seed, today)`` -> the state the mock handlers read and write."""
+    phrasing: Phrasing | None = None
+    eval_sets: Mapping[str, Path] = field(default_factory=dict)
+    ref: str | None = None
+    """The ``MODULE:ATTR`` it was loaded from (set by ``tao.domains.load_domain``)."""
+
+    def registry(self) -> dict[str, ToolSpec]:
+        return {t.name: t for t in self.tools}
+
+    def tool_names(self) -> list[str]:
+        return [t.name for t in self.tools]
+
+    def snapshot(self) -> dict[str, Any]:
+        """The JSON a checkpoint keeps as ``domain.json``: name, ref, tool contracts, lexicon."""
+        return {
+            "name": self.name,
+            "registry": self.ref,
+            "tools": [t.model_dump(mode="json") for t in self.tools],
+            "lexicon": self.lexicon.to_json(),
+        }
+
+    @classmethod
+    def from_snapshot(cls, d: Mapping[str, Any]) -> Domain:
+        """A domain rebuilt from ``domain.json`` (contracts and lexicon; no mock, no phrasing)."""
+        return cls(
+            name=str(d.get("name") or "snapshot"),
+            tools=[ToolSpec.model_validate(t) for t in d.get("tools", [])],
+            lexicon=Lexicon.from_json(d.get("lexicon") or {}),
+            ref=d.get("registry"),
+        )

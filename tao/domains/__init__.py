@@ -1,0 +1,85 @@
+"""Tool domains as plug-ins: ``load_domain("MODULE:ATTR")`` -> :class:`~tao.contracts.domain.Domain`.
+
+A domain is one package that imports only :mod:`tao.contracts` (the reference one is
+:mod:`tao.domains.reference`; a user's lives anywhere on ``sys.path``). ``ATTR`` is a ``Domain``,
+a list of ``ToolSpec``, or a callable returning either; a bare list becomes a domain with an empty
+lexicon. Every entry point takes the ref as ``--registry`` and reads ``TAO_REGISTRY`` by default.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Sequence
+
+from tao.contracts.domain import Domain
+from tao.contracts.tools import ToolSpec
+
+DEFAULT_REGISTRY = "tao.domains.reference:domain"
+ENV = "TAO_REGISTRY"
+
+
+class DomainLoadError(ImportError):
+    """A domain ref cannot be imported or does not name a domain (the message names the ref)."""
+
+    def __init__(self, ref: str, reason: str) -> None:
+        super().__init__(f"cannot load tool domain {ref!r}: {reason}")
+        self.ref = ref
+        self.reason = reason
+
+
+def registry_ref(ref: str | None = None) -> str:
+    """The ref in force: ``ref``, else ``TAO_REGISTRY``, else the reference domain."""
+    return ref or os.environ.get(ENV) or DEFAULT_REGISTRY
+
+
+_CACHE: dict[str, Domain] = {}
+
+
+def load_domain(ref: str | None = None) -> Domain:
+    """Import the domain named ``MODULE:ATTR`` (see :func:`registry_ref` for the default); cached."""
+    ref = registry_ref(ref)
+    hit = _CACHE.get(ref)
+    if hit is not None:
+        return hit
+    module_name, sep, attr = ref.partition(":")
+    if not sep or not module_name or not attr:
+        raise DomainLoadError(ref, "expected MODULE:ATTR, e.g. tao.domains.reference:domain")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise DomainLoadError(ref, f"module {module_name!r} does not import ({exc})") from exc
+    try:
+        obj = getattr(module, attr)
+    except AttributeError:
+        raise DomainLoadError(ref, f"module {module_name!r} has no attribute {attr!r}") from None
+    if callable(obj) and not isinstance(obj, Domain):
+        obj = obj()
+    domain = _as_domain(obj, ref)
+    domain.ref = ref
+    _CACHE[ref] = domain
+    return domain
+
+
+def _as_domain(obj: object, ref: str) -> Domain:
+    if isinstance(obj, Domain):
+        return obj
+    if isinstance(obj, Sequence) and obj and all(isinstance(t, ToolSpec) for t in obj):
+        return Domain(name=ref.partition(":")[0].rsplit(".", 1)[-1], tools=list(obj))
+    raise DomainLoadError(ref, f"expected a Domain or a list of ToolSpec, got {type(obj).__name__}")
+
+
+def reference_domain() -> Domain:
+    """The embedded reference domain (orders, invoices, users, expenses, weather, rooms, mail)."""
+    return load_domain(DEFAULT_REGISTRY)
+
+
+__all__ = [
+    "DEFAULT_REGISTRY",
+    "ENV",
+    "Domain",
+    "DomainLoadError",
+    "load_domain",
+    "reference_domain",
+    "registry_ref",
+]
