@@ -128,7 +128,9 @@ def _plot(spec: dict, path: Path) -> Path | None:
                     continue
                 pts = [
                     (x, y)
-                    for x, y in zip(map(_num, data.get("x") or []), map(_num, data.get("y") or []), strict=False)
+                    for x, y in zip(
+                        map(_num, data.get("x") or []), map(_num, data.get("y") or []), strict=False
+                    )
                     if x is not None and y is not None
                 ]
                 if not pts:

@@ -177,7 +177,9 @@ def _fmt_table(title: str, rows: dict[str, dict[str, float]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m estimator.evaluate", description=(__doc__ or "").split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m estimator.evaluate", description=(__doc__ or "").split("\n")[0]
+    )
     ap.add_argument("--trace", required=True, help="CSV with TIMESTAMP, ContextTokens, GeneratedTokens")
     ap.add_argument("--split", default="time:0.7", help="time:FRACTION trained on (default time:0.7)")
     ap.add_argument("--json", dest="json_out", help="write the report here")

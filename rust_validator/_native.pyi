@@ -1,17 +1,17 @@
 # Type stubs for the native module. Sections are owned by their component; keep them separate.
 __version__: str
 __all__ = [
-    "__version__",
-    "SchemaValidator",
-    "ObservationChecker",
-    "Observation",
-    "PlanChecker",
-    "jsonlogic",
-    "check_batch",
-    "ValidationInputError",
-    "CompileError",
     "THOUGHT_PLAN_SCHEMA",
+    "CompileError",
+    "Observation",
+    "ObservationChecker",
+    "PlanChecker",
+    "SchemaValidator",
     "TreeEnsemble",
+    "ValidationInputError",
+    "__version__",
+    "check_batch",
+    "jsonlogic",
 ]
 
 # ---- validator (SchemaValidator, ObservationChecker, check_plan, jsonlogic, check_batch) ----

@@ -260,7 +260,9 @@ def run(quick: bool = False, checkpoint: Path | None = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.suites.plan", description=(__doc__ or "").split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.suites.plan", description=(__doc__ or "").split("\n")[0]
+    )
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", type=Path, default=RESULTS_DIR / "plan.json")
     ap.add_argument("--checkpoint", type=Path, default=None, help="default: checkpoints/default, else tiny")

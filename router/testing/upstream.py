@@ -114,7 +114,9 @@ class Upstream:
 class ServerThread:
     """Run an ASGI app under uvicorn in a background thread on 127.0.0.1 (free port)."""
 
-    def __init__(self, app, port: int | None = None, *, lifespan: Literal["auto", "on", "off"] = "off") -> None:
+    def __init__(
+        self, app, port: int | None = None, *, lifespan: Literal["auto", "on", "off"] = "off"
+    ) -> None:
         self.port = port or free_port()
         self.server = uvicorn.Server(
             uvicorn.Config(
