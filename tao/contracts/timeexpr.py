@@ -9,6 +9,11 @@ time zone — never the model's arithmetic:
   ISO weeks start on Monday);
 * a symbol with a time (``@tomorrow T15:00``) or ``@now`` → ``"YYYY-MM-DD HH:MM"`` (a range with a
   time resolves to its first day at that time).
+
+It lives with the contracts (pure functions, stdlib + :mod:`tao.contracts.plan`, no models of its
+own) because both sides of a plan need it: the loop resolves the symbols before a call, and the
+planner side (perception, evaluation) must agree on the same calendar. Below both, it imports
+neither.
 """
 
 from __future__ import annotations
