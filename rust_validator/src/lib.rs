@@ -10,6 +10,7 @@ pub mod batch;
 pub mod contract;
 pub mod datetime;
 pub mod error;
+pub mod logic_spec;
 pub mod normalize;
 pub mod native_rules;
 pub mod observation;
