@@ -128,7 +128,7 @@ impl CustomOperator for Merge {
         for a in args {
             match a {
                 DataValue::Array(items) => out.extend(items.iter().cloned()),
-                other => out.push((*other).clone()),
+                other => out.push(**other),
             }
         }
         Ok(arena.alloc(DataValue::Array(out.into_bump_slice())))

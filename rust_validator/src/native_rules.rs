@@ -45,7 +45,7 @@ fn var_path(v: &Value) -> Option<Vec<String>> {
     matches!(path[0].as_str(), "status_code" | "response_time_ms" | "data").then_some(path)
 }
 
-fn single<'a>(m: &'a serde_json::Map<String, Value>) -> Option<(&'a str, &'a Value)> {
+fn single(m: &serde_json::Map<String, Value>) -> Option<(&str, &Value)> {
     (m.len() == 1).then(|| m.iter().next()).flatten().map(|(k, v)| (k.as_str(), v))
 }
 
