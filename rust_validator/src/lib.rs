@@ -20,6 +20,7 @@ pub mod pointer;
 pub mod project;
 pub mod rules;
 pub mod schema;
+pub mod units;
 
 #[cfg(feature = "python")]
 pub mod py;

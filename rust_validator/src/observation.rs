@@ -76,6 +76,10 @@ pub struct Observation<'c> {
     pub audit: Vec<Audit<'c>>,
     pub schema_errors: Vec<SchemaError>,
     pub normalized: Vec<String>,
+    /// Unit conversions done by normalization: (pointer, raw value, conversion).
+    pub conversions: Vec<(String, Value, crate::units::Conversion)>,
+    /// Values that did not convert to their declared unit: (pointer, raw value, error).
+    pub unit_errors: Vec<(String, Value, crate::units::UnitError)>,
     pub missing_extract: Vec<&'c str>,
 }
 
@@ -90,6 +94,24 @@ pub const MAX_SCHEMA_ERRORS: usize = 20;
 
 fn shape(pointer: &str, reason: &str) -> InputError {
     InputError::new(InputErrorKind::Shape, pointer, reason)
+}
+
+/// `/t: "72 °F" → 22.2222222222 degC; /h: 65 (assumed percent)`.
+fn conversions_detail(conversions: &[(String, Value, crate::units::Conversion)]) -> String {
+    let parts: Vec<String> = conversions
+        .iter()
+        .map(|(p, raw, c)| match c.from {
+            Some(_) => format!("{p}: {raw} → {} {}", c.value, c.to.id()),
+            None => format!("{p}: {raw} (no unit written; read as {})", c.to.id()),
+        })
+        .collect();
+    parts.join("; ")
+}
+
+/// `/x: unknown_unit: "3 parsecs": unknown unit "parsecs"`.
+fn unit_errors_detail(errors: &[(String, Value, crate::units::UnitError)]) -> String {
+    let parts: Vec<String> = errors.iter().map(|(p, _, e)| format!("{p}: {e}")).collect();
+    parts.join("; ")
 }
 
 impl Contract {
@@ -115,7 +137,7 @@ impl Contract {
         let mut obs = Observation {
             valid: true, error_type: None, reported_error: None, extracted: Vec::new(), confidence: 0.0,
             audit: Vec::with_capacity(6 + self.rules.len()), schema_errors: Vec::new(),
-            normalized: Vec::new(), missing_extract: Vec::new(),
+            normalized: Vec::new(), conversions: Vec::new(), unit_errors: Vec::new(), missing_extract: Vec::new(),
         };
         let fail = |obs: &mut Observation<'_>, t: ErrorType| {
             if obs.valid {
@@ -166,9 +188,21 @@ impl Contract {
             obs.audit.push(Audit { check: "parse", passed: false, detail });
         }
 
-        // 4. Normalization (not a check; recorded in details).
+        // 4. Normalization (recorded in details); declared units are a check ("units"): a value
+        //    that does not convert to its unit fails it (it is never silently stripped).
         if !self.normalization.is_empty() {
-            obs.normalized = self.normalization.apply(&mut data);
+            let report = self.normalization.apply(&mut data);
+            obs.normalized = report.changed;
+            if !self.normalization.units.is_empty() {
+                let passed = report.errors.is_empty();
+                let detail = if passed { conversions_detail(&report.conversions) } else { unit_errors_detail(&report.errors) };
+                if !passed {
+                    fail(&mut obs, ErrorType::ToolSchemaViolation);
+                }
+                obs.audit.push(Audit { check: "units", passed, detail });
+            }
+            obs.conversions = report.conversions;
+            obs.unit_errors = report.errors;
         }
 
         // 5. Response schema.

@@ -86,7 +86,10 @@ def test_newer_operators_in_observation_rules() -> None:
         "observation_rules": [
             {"name": "coalesce", "logic": {"!==": [{"??": [{"val": ["data", "x"]}, None]}, None]}},
             {"name": "exists", "logic": {"exists": ["data", "x"]}},
-            {"name": "guarded", "logic": {"try": [{"all": [{"var": "data.xs"}, {">": [{"var": ""}, 0]}]}, False]}},
+            {
+                "name": "guarded",
+                "logic": {"try": [{"all": [{"var": "data.xs"}, {">": [{"var": ""}, 0]}]}, False]},
+            },
         ],
     }
     checker = rv.ObservationChecker(spec)
