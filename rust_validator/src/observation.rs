@@ -89,6 +89,15 @@ impl Observation<'_> {
     }
 }
 
+/// The confidence of an observation that passed every hard check (`consistency` is 1 or 0).
+pub(crate) fn confidence(soft: Option<f64>, consistency: f64) -> f64 {
+    let c = match soft {
+        Some(s) => 0.6 + 0.3 * s.clamp(0.0, 1.0) + 0.1 * consistency,
+        None => (0.6 + 0.1 * consistency) / 0.7,
+    };
+    c.clamp(0.0, 1.0)
+}
+
 /// Maximum number of schema errors kept in `details`.
 pub const MAX_SCHEMA_ERRORS: usize = 20;
 
@@ -117,6 +126,18 @@ fn unit_errors_detail(errors: &[(String, Value, crate::units::UnitError)]) -> St
 impl Contract {
     /// Parse ActionResult JSON bytes and check them.
     pub fn check_bytes(&self, bytes: &[u8], soft: Option<f64>) -> Result<Observation<'_>, InputError> {
+        if let Some(fast) = &self.fast {
+            if bytes.len() <= self.limits.max_bytes {
+                if let Some(obs) = std::str::from_utf8(bytes).ok().and_then(|t| fast.check(self, t, soft)) {
+                    return Ok(obs);
+                }
+            }
+        }
+        self.check_full(bytes, soft)
+    }
+
+    /// [`Self::check_bytes`] without the fast path (bounded parse, then the checks on the tree).
+    pub fn check_full(&self, bytes: &[u8], soft: Option<f64>) -> Result<Observation<'_>, InputError> {
         self.check_value(parse_bytes(bytes, &self.limits)?, soft)
     }
 
@@ -302,15 +323,7 @@ impl Contract {
 
         // 10. Confidence and extraction (never from a hard failure).
         let cons = if consistent { 1.0 } else { 0.0 };
-        obs.confidence = if !hard_ok {
-            0.0
-        } else {
-            match soft {
-                Some(s) => 0.6 + 0.3 * s.clamp(0.0, 1.0) + 0.1 * cons,
-                None => (0.6 + 0.1 * cons) / 0.7,
-            }
-        };
-        obs.confidence = obs.confidence.clamp(0.0, 1.0);
+        obs.confidence = if hard_ok { confidence(soft, cons) } else { 0.0 };
         if hard_ok {
             obs.extracted.reserve(self.extract.len());
             for (out, p) in &self.extract {
