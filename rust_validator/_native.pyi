@@ -126,6 +126,9 @@ class SchemaValidator:
     def is_valid_json(self, text: str | bytes) -> bool: ...
     def errors(self, instance: JSONInput, *, limit: int = 100) -> list[SchemaErrorDict]: ...
     def errors_json(self, text: str | bytes, *, limit: int = 100) -> list[SchemaErrorDict]: ...
+    @property
+    def fast_path(self) -> bool:
+        """Whether JSON text is checked on the fast path (the schema is in its common subset)."""
 
 def jsonlogic(rule: Any, data: Any) -> Any:
     """Evaluate a JsonLogic rule (datalogic-rs) against data; raises CompileError on a bad rule."""
@@ -149,6 +152,13 @@ class ObservationChecker:
     ) -> Self: ...
     @property
     def tool(self) -> str: ...
+    @property
+    def fast_path(self) -> bool:
+        """Whether passing documents are checked on the fast path (scan and check at once)."""
+    def stage_costs(self, action_result: bytes, *, iterations: int = 20000) -> list[tuple[str, float]]:
+        """Microseconds per call of each stage of a check of ``action_result`` (Rust only, no
+        Python): the full path (parse into a tree, schema, rules, extraction, whole) and the fast
+        path (UTF-8, scan, whole). For benchmarks; the document should pass every check."""
     def check(self, action_result: JSONInput, *, soft: float | None = None) -> Observation:
         """One ActionResult (bytes/str of JSON, or a dict). Raises ValidationInputError on bad input."""
     def check_batch(

@@ -13,6 +13,11 @@ prices a caller that reads the whole result (audit trail, details, extracted dat
 Ratios are throughputs relative to (a) (> 1 = faster than the baseline). The top-level
 ``summary`` holds ``check_vs_orjson_jsonschema_rs`` (e÷a) and ``batch_vs_orjson_jsonschema_rs``
 (f÷a) for small documents.
+
+``stages`` is where the time of one check goes (``ObservationChecker.stage_costs``, Rust only):
+the full path — parse into an owned serde_json tree, schema, rules, extraction, the whole check —
+and the fast path that scans and checks at once (UTF-8, scan, whole check), plus, from Python,
+what (e) costs on top of the fast Rust check (the call and the lazy result object).
 """
 
 from __future__ import annotations
@@ -273,6 +278,21 @@ def _interleaved(
     return best
 
 
+def _stages(case: dict[str, Any], row: dict[str, Any], quick: bool) -> dict[str, Any]:
+    """Per-stage µs of one check (Rust timings) and the Python-side rest of (e)."""
+    checker = rv.ObservationChecker(case["contract"])
+    iterations = max(20, int((2000 if quick else 20000) * 200 / len(case["doc"])))
+    costs = dict(checker.stage_costs(case["doc"], iterations=iterations))
+    fast = costs.get("fast: whole check (scan + checks + result)")
+    if fast is not None:
+        costs["python: call + lazy Observation (e minus the fast Rust check)"] = max(0.0, row["e"]["us_per_doc"] - fast)
+    return {
+        "fast_path": checker.fast_path,
+        "schema_fast_path": rv.SchemaValidator(case["schema"]).fast_path,
+        "us": costs,
+    }
+
+
 def run(quick: bool = False) -> dict[str, Any]:
     min_time = 0.05 if quick else 0.2
     rounds = 3 if quick else 7
@@ -290,6 +310,7 @@ def run(quick: bool = False) -> dict[str, Any]:
         base = row["a"]["us_per_doc"]
         for key in METHODS:
             row[key]["throughput_vs_a"] = base / row[key]["us_per_doc"]
+        row["stages"] = _stages(case, row, quick)
         results[size] = row
     small = results["small"]
     return {
@@ -317,6 +338,11 @@ def table(result: dict[str, Any]) -> str:
                 f"{size:<7} ({key}) {r['method']:<36} {r['us_per_doc']:>10.2f} "
                 f"{r['docs_per_s']:>12,.0f} {r['throughput_vs_a']:>7.2f}x"
             )
+    lines.append("")
+    lines.append(f"{'doc':<7} {'stage (µs per check)':<66} {'µs':>10}")
+    for size, row in result["results"].items():
+        for stage, us in row["stages"]["us"].items():
+            lines.append(f"{size:<7} {stage:<66} {us:>10.3f}")
     s = result["summary"]
     lines.append(
         f"summary: check (e)/(a) = {s['check_vs_orjson_jsonschema_rs']:.2f}x, "

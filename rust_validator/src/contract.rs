@@ -31,6 +31,8 @@ pub struct Contract {
     /// Plan expectations: pointer → allowed values (consistency check).
     pub expected: Vec<(String, Vec<Value>)>,
     pub limits: Limits,
+    /// The fast path for documents that pass every check (see [`crate::fast`]).
+    pub fast: Option<crate::fast::observe::FastObservation>,
 }
 
 fn obj<'a>(spec: &'a Map<String, Value>, key: &str) -> Result<Option<&'a Map<String, Value>>, BuildError> {
@@ -129,9 +131,11 @@ impl Contract {
             Some(Value::Object(m)) => pointer_values(Some(m), "expected")?,
             Some(_) => return Err(BuildError::new("expected", "must be an object {pointer: [values]}")),
         };
-        Ok(Self {
+        let mut c = Self {
             name, schema, rules, rule_checks, rules_combined, rule_paths, rule_natives, allowed_status, required, blacklist, extract,
-            normalization, timeout_ms, expected, limits,
-        })
+            normalization, timeout_ms, expected, limits, fast: None,
+        };
+        c.fast = crate::fast::observe::FastObservation::compile(&c, spec.get("response_schema"), schema_opts);
+        Ok(c)
     }
 }

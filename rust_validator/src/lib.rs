@@ -10,6 +10,8 @@ pub mod batch;
 pub mod contract;
 pub mod datetime;
 pub mod error;
+pub mod fast;
+pub mod logic_spec;
 pub mod normalize;
 pub mod native_rules;
 pub mod observation;
@@ -19,6 +21,8 @@ pub mod pointer;
 pub mod project;
 pub mod rules;
 pub mod schema;
+pub mod stages;
+pub mod units;
 
 #[cfg(feature = "python")]
 pub mod py;

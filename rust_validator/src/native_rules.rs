@@ -1,11 +1,13 @@
 //! Native fast path for the simplest observation rules.
 //!
 //! Most contract rules are one comparison of a context value with a constant
-//! (`{"<": [{"var": "response_time_ms"}, 3000]}`) or a membership test
-//! (`{"!": {"in": [{"var": "data.status"}, ["unknown", "error"]]}}`). When *every* rule of a
+//! (`{"<": [{"var": "response_time_ms"}, 3000]}`), a membership test
+//! (`{"!": {"in": [{"var": "data.status"}, ["unknown", "error"]]}}`) or the truthiness of a value
+//! (`{"!!": [{"var": "data.query"}]}`). When *every* rule of a
 //! contract has one of these shapes they are compiled to [`Native`] and evaluated without setting up
 //! a JsonLogic arena — but only on the value types where the result is unambiguous (a finite
-//! number of magnitude below 2^53 for comparisons, a string for membership). Any other runtime value (null,
+//! number of magnitude below 2^53 for comparisons, a string for membership, any value found for
+//! truthiness). Any other runtime value (null,
 //! missing, bool, a numeric string, ...) makes [`eval_all`] return `false` and the caller evaluates
 //! all rules with datalogic-rs as before, so results are always the engine's. A test compares both
 //! paths on a grid of values.
@@ -29,6 +31,8 @@ pub enum Native {
     Cmp { path: Vec<String>, op: CmpOp, rhs: f64 },
     /// `{"in": [{"var": path}, [strings]]}`, negated when wrapped in `{"!": ...}`.
     In { path: Vec<String>, set: Vec<String>, negate: bool },
+    /// `{"!!": [{"var": path}]}` (truthiness of any value found), or `{"!": ...}` of a var.
+    Truthy { path: Vec<String>, negate: bool },
 }
 
 const MAX_EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
@@ -45,7 +49,7 @@ fn var_path(v: &Value) -> Option<Vec<String>> {
     matches!(path[0].as_str(), "status_code" | "response_time_ms" | "data").then_some(path)
 }
 
-fn single<'a>(m: &'a serde_json::Map<String, Value>) -> Option<(&'a str, &'a Value)> {
+fn single(m: &serde_json::Map<String, Value>) -> Option<(&str, &Value)> {
     (m.len() == 1).then(|| m.iter().next()).flatten().map(|(k, v)| (k.as_str(), v))
 }
 
@@ -66,13 +70,16 @@ pub fn compile(logic: &Value) -> Option<Native> {
         ">" => CmpOp::Gt,
         ">=" => CmpOp::Ge,
         "in" => return compile_in(args, false),
-        "!" => {
+        "!" | "!!" => {
             let inner = match args {
                 Value::Array(a) if a.len() == 1 => &a[0],
                 other => other,
             };
-            let (op, args) = single(inner.as_object()?)?;
-            return if op == "in" { compile_in(args, true) } else { None };
+            if let Some(path) = var_path(inner) {
+                return Some(Native::Truthy { path, negate: op == "!" });
+            }
+            let (inner_op, args) = single(inner.as_object()?)?;
+            return if op == "!" && inner_op == "in" { compile_in(args, true) } else { None };
         }
         _ => return None,
     };
@@ -106,10 +113,16 @@ fn resolve<'v>(path: &[String], status: Option<&'v Value>, ms: &'v Value, data: 
 /// Evaluate every rule natively into `out` (rule index, truthiness). Returns `false` (and leaves
 /// `out` empty) when any rule meets a value the native path does not decide.
 pub fn eval_all(rules: &[Native], status: Option<&Value>, ms: &Value, data: &Value, out: &mut Vec<(usize, bool)>) -> bool {
+    eval_with(rules, |path| resolve(path, status, ms, data), out)
+}
+
+/// [`eval_all`] with the values looked up by `value_at(path)` (the fast observation path reads
+/// them from its captures instead of a tree).
+pub fn eval_with<'v>(rules: &[Native], value_at: impl Fn(&[String]) -> Option<&'v Value>, out: &mut Vec<(usize, bool)>) -> bool {
     for (i, r) in rules.iter().enumerate() {
         let result = match r {
             Native::Cmp { path, op, rhs } => {
-                let Some(x) = resolve(path, status, ms, data).and_then(Value::as_f64).filter(|x| x.abs() < MAX_EXACT) else {
+                let Some(x) = value_at(path).and_then(Value::as_f64).filter(|x| x.abs() < MAX_EXACT) else {
                     out.clear();
                     return false;
                 };
@@ -123,16 +136,36 @@ pub fn eval_all(rules: &[Native], status: Option<&Value>, ms: &Value, data: &Val
                 }
             }
             Native::In { path, set, negate } => {
-                let Some(s) = resolve(path, status, ms, data).and_then(Value::as_str) else {
+                let Some(s) = value_at(path).and_then(Value::as_str) else {
                     out.clear();
                     return false;
                 };
                 set.iter().any(|x| x == s) != *negate
             }
+            // JsonLogic truthiness (datalogic-rs's default, the reference's). A value not found is
+            // left to the engine (a non-canonical index may still resolve there).
+            Native::Truthy { path, negate } => {
+                let Some(v) = value_at(path) else {
+                    out.clear();
+                    return false;
+                };
+                truthy(v) != *negate
+            }
         };
         out.push((i, result));
     }
     true
+}
+
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|x| x != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(m) => !m.is_empty(),
+    }
 }
 
 #[cfg(test)]
@@ -151,7 +184,8 @@ mod tests {
         assert!(compile(&json!({"<": [{"var": "data.x"}, "1"]})).is_none());
         assert!(compile(&json!({"<": [1, {"var": "data.x"}]})).is_none());
         assert!(compile(&json!({"in": [{"var": "data.x"}, [1]]})).is_none());
-        assert!(compile(&json!({"!!": [{"var": "data.query"}]})).is_none());
+        assert!(compile(&json!({"!!": [{"var": "data.query"}]})).is_some());
+        assert!(compile(&json!({"!!": [{"in": [{"var": "data.x"}, ["a"]]}]})).is_none());
         assert!(compile(&json!({"<": [{"var": "data.x"}, 1], "x": 1})).is_none());
     }
 
@@ -168,11 +202,16 @@ mod tests {
             json!({">=": [{"var": "data.items.1"}, 2]}),
             json!({"in": [{"var": "data.status"}, ["paid", "shipped", ""]]}),
             json!({"!": {"in": [{"var": "data.status"}, ["unknown", "error"]]}}),
+            json!({"!!": [{"var": "data.status"}]}),
+            json!({"!!": {"var": "data.missing"}}),
+            json!({"!": [{"var": "data.items"}]}),
+            json!({"!!": [{"var": "status_code"}]}),
         ];
         let values = [
             json!(null), json!(true), json!(false), json!(0), json!(-1), json!(0.5), json!(200), json!(200.0),
             json!(2999.9), json!(3000), json!(1e300), json!(-0.0), json!("0"), json!(""), json!("paid"),
             json!("unknown"), json!("200"), json!([1]), json!({"a": 1}), json!(9007199254740993_i64),
+            json!([]), json!({}),
         ];
         let mut decided = 0;
         for logic in &logics {

@@ -1,14 +1,23 @@
 //! Declarative normalization of a tool's parsed data (contract `normalization`):
-//! unit stripping (`"65%"` → 65.0, `"12 km/h"` → 12.0), enum mapping to snake_case canonical
-//! values, and key renames. Targets are JSON pointers; a pointer that does not resolve is
-//! skipped (the schema and required-field checks report missing data, not normalization).
+//! unit conversion to the unit the contract declares (`units`, see [`crate::units`]: `"72 °F"` →
+//! 22.2222 for `degC`, a typed failure for a unit that does not convert), the deprecated
+//! `strip_units` (`"65%"` → 65.0: the unit is dropped, kept for contracts that declare none),
+//! enum mapping to snake_case canonical values, and key renames. Targets are JSON pointers; a
+//! pointer that does not resolve (or holds null) is skipped (the schema and required-field checks
+//! report missing data, not normalization).
 use serde_json::Value;
 
 use crate::error::BuildError;
+use crate::units::{normalize_value, Conversion, Unit, UnitError};
 
 /// The compiled `normalization` section of a contract.
 #[derive(Debug, Clone, Default)]
 pub struct Normalization {
+    /// pointer → declared unit.
+    pub units: Vec<(String, Unit)>,
+    /// A bare number (no unit written) is a failure instead of being read in the declared unit.
+    pub require_unit: bool,
+    /// Deprecated: pointers whose unit is dropped (only where `units` declares none).
     pub strip_units: Vec<String>,
     /// pointer → [(raw, canonical)]
     pub enum_map: Vec<(String, Vec<(String, String)>)>,
@@ -21,6 +30,20 @@ impl Normalization {
     pub fn from_json(v: Option<&Value>) -> Result<Self, BuildError> {
         let mut out = Self::default();
         let Some(obj) = v.and_then(Value::as_object) else { return Ok(out) };
+        if let Some(map) = obj.get("units").and_then(Value::as_object) {
+            for (p, unit) in map {
+                check_pointer(p, "normalization/units")?;
+                let u = unit.as_str().and_then(Unit::parse).ok_or_else(|| {
+                    BuildError::new(format!("normalization/units/{p}"), format!("{unit} is not a unit this validator converts"))
+                })?;
+                out.units.push((p.clone(), u));
+            }
+        }
+        match obj.get("require_unit") {
+            None | Some(Value::Null) => {}
+            Some(Value::Bool(b)) => out.require_unit = *b,
+            Some(_) => return Err(BuildError::new("normalization/require_unit", "must be a boolean")),
+        }
         if let Some(list) = obj.get("strip_units").and_then(Value::as_array) {
             for p in list {
                 out.strip_units.push(pointer(p, "normalization/strip_units")?);
@@ -55,13 +78,29 @@ impl Normalization {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.strip_units.is_empty() && self.enum_map.is_empty() && self.rename.is_empty()
+        self.units.is_empty() && self.strip_units.is_empty() && self.enum_map.is_empty() && self.rename.is_empty()
     }
 
-    /// Apply in order: strip units, map enums, rename keys. Returns what changed (pointers).
-    pub fn apply(&self, data: &mut Value) -> Vec<String> {
-        let mut changed = Vec::new();
+    /// Apply in order: convert units, strip units, map enums, rename keys.
+    pub fn apply(&self, data: &mut Value) -> Report {
+        let mut report = Report::default();
+        let changed = &mut report.changed;
+        for (p, unit) in &self.units {
+            let Some(v) = data.pointer_mut(p).filter(|v| !v.is_null()) else { continue };
+            match normalize_value(v, *unit, self.require_unit) {
+                Ok(c) => {
+                    let Some(num) = serde_json::Number::from_f64(c.value) else { continue };
+                    let raw = std::mem::replace(v, Value::Number(num));
+                    changed.push(p.clone());
+                    report.conversions.push((p.clone(), raw, c));
+                }
+                Err(e) => report.errors.push((p.clone(), v.clone(), e)),
+            }
+        }
         for p in &self.strip_units {
+            if self.units.iter().any(|(q, _)| q == p) {
+                continue;
+            }
             if let Some(v) = data.pointer_mut(p) {
                 if let Some(n) = v.as_str().and_then(strip_unit) {
                     if let Some(num) = serde_json::Number::from_f64(n) {
@@ -95,8 +134,19 @@ impl Normalization {
                 }
             }
         }
-        changed
+        report
     }
+}
+
+/// What [`Normalization::apply`] did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Report {
+    /// Pointers whose value changed (all kinds of normalization).
+    pub changed: Vec<String>,
+    /// Unit conversions: (pointer, the raw value, what was done).
+    pub conversions: Vec<(String, Value, Conversion)>,
+    /// Values that could not be normalized to their declared unit (left unchanged).
+    pub errors: Vec<(String, Value, UnitError)>,
 }
 
 fn pointer(v: &Value, location: &str) -> Result<String, BuildError> {
@@ -195,9 +245,27 @@ mod tests {
         })))
         .unwrap();
         let mut d = json!({"humidity": "65%", "status": "In Transit", "temp": 21});
-        let changed = n.apply(&mut d);
+        let changed = n.apply(&mut d).changed;
         assert_eq!(d, json!({"humidity": 65.0, "status": "in_transit", "temperature_c": 21}));
         assert_eq!(changed.len(), 3);
+    }
+
+    #[test]
+    fn declared_units_convert_or_fail() {
+        let n = Normalization::from_json(Some(&json!({
+            "units": {"/t": "degC", "/wind": "m/s", "/h": "percent", "/x": "m"},
+            "strip_units": ["/h"],
+        })))
+        .unwrap();
+        let mut d = json!({"t": "72 °F", "wind": "36 km/h", "h": "65%", "x": "3 parsecs"});
+        let r = n.apply(&mut d);
+        assert_eq!(d, json!({"t": 22.2222222222, "wind": 10.0, "h": 65.0, "x": "3 parsecs"}));
+        assert_eq!(r.changed, ["/t", "/wind", "/h"]);
+        assert_eq!(r.conversions.len(), 3);
+        assert_eq!(r.errors.len(), 1);
+        assert_eq!(r.errors[0].2.kind, crate::units::UnitErrorKind::UnknownUnit);
+        assert!(Normalization::from_json(Some(&json!({"units": {"/t": "furlong"}}))).is_err());
+        assert!(Normalization::from_json(Some(&json!({"require_unit": 1}))).is_err());
     }
 
     #[test]

@@ -76,6 +76,10 @@ pub struct Observation<'c> {
     pub audit: Vec<Audit<'c>>,
     pub schema_errors: Vec<SchemaError>,
     pub normalized: Vec<String>,
+    /// Unit conversions done by normalization: (pointer, raw value, conversion).
+    pub conversions: Vec<(String, Value, crate::units::Conversion)>,
+    /// Values that did not convert to their declared unit: (pointer, raw value, error).
+    pub unit_errors: Vec<(String, Value, crate::units::UnitError)>,
     pub missing_extract: Vec<&'c str>,
 }
 
@@ -85,6 +89,15 @@ impl Observation<'_> {
     }
 }
 
+/// The confidence of an observation that passed every hard check (`consistency` is 1 or 0).
+pub(crate) fn confidence(soft: Option<f64>, consistency: f64) -> f64 {
+    let c = match soft {
+        Some(s) => 0.6 + 0.3 * s.clamp(0.0, 1.0) + 0.1 * consistency,
+        None => (0.6 + 0.1 * consistency) / 0.7,
+    };
+    c.clamp(0.0, 1.0)
+}
+
 /// Maximum number of schema errors kept in `details`.
 pub const MAX_SCHEMA_ERRORS: usize = 20;
 
@@ -92,9 +105,39 @@ fn shape(pointer: &str, reason: &str) -> InputError {
     InputError::new(InputErrorKind::Shape, pointer, reason)
 }
 
+/// `/t: "72 °F" → 22.2222222222 degC; /h: 65 (assumed percent)`.
+fn conversions_detail(conversions: &[(String, Value, crate::units::Conversion)]) -> String {
+    let parts: Vec<String> = conversions
+        .iter()
+        .map(|(p, raw, c)| match c.from {
+            Some(_) => format!("{p}: {raw} → {} {}", c.value, c.to.id()),
+            None => format!("{p}: {raw} (no unit written; read as {})", c.to.id()),
+        })
+        .collect();
+    parts.join("; ")
+}
+
+/// `/x: unknown_unit: "3 parsecs": unknown unit "parsecs"`.
+fn unit_errors_detail(errors: &[(String, Value, crate::units::UnitError)]) -> String {
+    let parts: Vec<String> = errors.iter().map(|(p, _, e)| format!("{p}: {e}")).collect();
+    parts.join("; ")
+}
+
 impl Contract {
     /// Parse ActionResult JSON bytes and check them.
     pub fn check_bytes(&self, bytes: &[u8], soft: Option<f64>) -> Result<Observation<'_>, InputError> {
+        if let Some(fast) = &self.fast {
+            if bytes.len() <= self.limits.max_bytes {
+                if let Some(obs) = std::str::from_utf8(bytes).ok().and_then(|t| fast.check(self, t, soft)) {
+                    return Ok(obs);
+                }
+            }
+        }
+        self.check_full(bytes, soft)
+    }
+
+    /// [`Self::check_bytes`] without the fast path (bounded parse, then the checks on the tree).
+    pub fn check_full(&self, bytes: &[u8], soft: Option<f64>) -> Result<Observation<'_>, InputError> {
         self.check_value(parse_bytes(bytes, &self.limits)?, soft)
     }
 
@@ -115,7 +158,7 @@ impl Contract {
         let mut obs = Observation {
             valid: true, error_type: None, reported_error: None, extracted: Vec::new(), confidence: 0.0,
             audit: Vec::with_capacity(6 + self.rules.len()), schema_errors: Vec::new(),
-            normalized: Vec::new(), missing_extract: Vec::new(),
+            normalized: Vec::new(), conversions: Vec::new(), unit_errors: Vec::new(), missing_extract: Vec::new(),
         };
         let fail = |obs: &mut Observation<'_>, t: ErrorType| {
             if obs.valid {
@@ -166,9 +209,21 @@ impl Contract {
             obs.audit.push(Audit { check: "parse", passed: false, detail });
         }
 
-        // 4. Normalization (not a check; recorded in details).
+        // 4. Normalization (recorded in details); declared units are a check ("units"): a value
+        //    that does not convert to its unit fails it (it is never silently stripped).
         if !self.normalization.is_empty() {
-            obs.normalized = self.normalization.apply(&mut data);
+            let report = self.normalization.apply(&mut data);
+            obs.normalized = report.changed;
+            if !self.normalization.units.is_empty() {
+                let passed = report.errors.is_empty();
+                let detail = if passed { conversions_detail(&report.conversions) } else { unit_errors_detail(&report.errors) };
+                if !passed {
+                    fail(&mut obs, ErrorType::ToolSchemaViolation);
+                }
+                obs.audit.push(Audit { check: "units", passed, detail });
+            }
+            obs.conversions = report.conversions;
+            obs.unit_errors = report.errors;
         }
 
         // 5. Response schema.
@@ -268,15 +323,7 @@ impl Contract {
 
         // 10. Confidence and extraction (never from a hard failure).
         let cons = if consistent { 1.0 } else { 0.0 };
-        obs.confidence = if !hard_ok {
-            0.0
-        } else {
-            match soft {
-                Some(s) => 0.6 + 0.3 * s.clamp(0.0, 1.0) + 0.1 * cons,
-                None => (0.6 + 0.1 * cons) / 0.7,
-            }
-        };
-        obs.confidence = obs.confidence.clamp(0.0, 1.0);
+        obs.confidence = if hard_ok { confidence(soft, cons) } else { 0.0 };
         if hard_ok {
             obs.extracted.reserve(self.extract.len());
             for (out, p) in &self.extract {

@@ -1,14 +1,13 @@
-//! JsonLogic rules on `datalogic-rs` (a conformant engine), compiled once per contract.
+//! JsonLogic rules on `datalogic-rs` (a conformant engine, configured for the current spec in
+//! [`crate::logic_spec`]), compiled once per contract.
 use std::cell::RefCell;
-use std::sync::LazyLock;
 
 use datalogic_rs::bumpalo::Bump;
-use datalogic_rs::{DataValue, Engine, Logic};
+use datalogic_rs::{DataValue, Logic};
 use serde_json::Value;
 
 use crate::error::BuildError;
-
-static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::new);
+use crate::logic_spec::ENGINE;
 
 thread_local! {
     /// One evaluation arena per thread, reset after each rule (no allocation in steady state).
@@ -25,7 +24,7 @@ pub struct Rule {
 impl Rule {
     /// Compile `logic`; `location` names it in the error (e.g. `observation_rules/0`).
     pub fn compile(name: &str, logic: &Value, message: &str, location: &str) -> Result<Self, BuildError> {
-        let logic = ENGINE.compile(logic).map_err(|e| BuildError::new(location, e.to_string()))?;
+        let logic = crate::logic_spec::compile(logic).map_err(|e| BuildError::new(location, e))?;
         Ok(Self { name: name.to_owned(), message: message.to_owned(), logic })
     }
 
@@ -49,7 +48,7 @@ pub fn compile_all(logics: &[Value]) -> Option<Logic> {
     if logics.len() < 2 {
         return None;
     }
-    ENGINE.compile(&Value::Array(logics.to_vec())).ok()
+    crate::logic_spec::compile(&Value::Array(logics.to_vec())).ok()
 }
 
 /// Evaluate every rule against the observation context
@@ -107,7 +106,8 @@ pub fn eval_observation(rules: &[Rule], combined: Option<&Logic>, paths: Option<
 
 /// Evaluate one JsonLogic `rule` against `data` (one-shot; compiles the rule every call).
 pub fn jsonlogic(rule: &Value, data: &Value) -> Result<Value, BuildError> {
-    ENGINE.eval_into::<Value, _, _>(rule, data).map_err(|e| BuildError::new("jsonlogic", e.to_string()))
+    let rule = crate::logic_spec::rewrite(rule).map_err(|e| BuildError::new("jsonlogic", e))?;
+    ENGINE.eval_into::<Value, _, _>(&rule, data).map_err(|e| BuildError::new("jsonlogic", e.to_string()))
 }
 
 #[cfg(test)]

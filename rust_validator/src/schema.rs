@@ -75,6 +75,8 @@ pub struct SchemaError {
 /// A schema compiled once, validated many times (thread-safe).
 pub struct CompiledSchema {
     validator: Validator,
+    /// The schema's common subset on the fast path (see [`crate::fast`]), when it has one.
+    fast: Option<crate::fast::FastSchema>,
 }
 
 impl CompiledSchema {
@@ -90,7 +92,21 @@ impl CompiledSchema {
             o = o.with_format("date-time", lenient_date_time);
         }
         let validator = o.build(schema).map_err(|e| BuildError::new("schema", e.to_string()))?;
-        Ok(Self { validator })
+        let fast = crate::fast::FastSchema::compile(schema, opts);
+        Ok(Self { validator, fast })
+    }
+
+    /// Validate JSON text: on the fast path when it decides, else parse and validate.
+    pub fn is_valid_bytes(&self, bytes: &[u8], limits: &crate::parse::Limits) -> Result<bool, crate::error::InputError> {
+        if self.fast.as_ref().is_some_and(|f| f.accepts(bytes, limits)) {
+            return Ok(true);
+        }
+        crate::parse::parse_bytes(bytes, limits).map(|v| self.is_valid(&v))
+    }
+
+    /// Whether this schema has a fast path.
+    pub fn has_fast_path(&self) -> bool {
+        self.fast.is_some()
     }
 
     #[inline]

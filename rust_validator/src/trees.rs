@@ -379,7 +379,7 @@ impl Ensemble {
 
     /// Predict a row-major matrix of `f32` values with `n_cols` columns.
     pub fn predict_matrix(&self, data: &[f32], n_cols: usize) -> Result<Vec<f64>, TreeError> {
-        if n_cols < self.num_features || (n_cols > 0 && data.len() % n_cols != 0) {
+        if n_cols < self.num_features || (n_cols > 0 && !data.len().is_multiple_of(n_cols)) {
             return Err(TreeError::Shape(format!(
                 "matrix of {} values with {n_cols} columns for a {}-feature model",
                 data.len(),
@@ -434,7 +434,7 @@ mod tests {
         let tree = r#"{"left_children": [1, 3, -1, -1, -1], "right_children": [2, 4, -1, -1, -1],
             "split_indices": [0, 1, 0, 0, 0], "split_conditions": [5.0, 0.0, 10.0, 1.0, 2.0],
             "default_left": [0, 1, 0, 0, 0], "split_type": [0, 0, 0, 0, 0]}"#;
-        let trees = vec![tree; 11].join(",");
+        let trees = [tree; 11].join(",");
         let doc = format!(
             r#"{{"learner": {{"learner_model_param": {{"base_score": "0", "num_feature": "2"}},
             "objective": {{"name": "reg:squarederror"}},

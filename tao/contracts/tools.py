@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,13 +36,30 @@ class ObservationRule(BaseModel):
     message: str = Field(default="", description="human-readable meaning of a failure")
 
 
+#: Units a contract can declare for a numeric field (the Rust validator converts between the
+#: units of one family: temperature, speed, length, ratio; see docs/validator.md).
+Unit = Literal["degC", "degF", "K", "m/s", "km/h", "mph", "kn", "m", "km", "mi", "ft", "percent", "permille"]
+
+
 class Normalization(BaseModel):
     """Declarative normalization applied to parsed data before checks and extraction."""
 
     model_config = ConfigDict(extra="forbid")
 
+    units: dict[str, Unit] = Field(
+        default_factory=dict,
+        description="JSON pointer -> declared unit; values like '72 °F', '12 km/h', '65%' or '3公里' are "
+        "converted to it, and a unit that does not convert fails the observation (never stripped)",
+    )
+    require_unit: bool = Field(
+        default=False,
+        description="with units: a number written without a unit fails instead of being read in the declared unit",
+    )
     strip_units: list[str] = Field(
-        default_factory=list, description="JSON pointers whose '65%' / '12 km/h' strings become numbers"
+        default_factory=list,
+        description="deprecated, use units: JSON pointers whose '65%' / '12 km/h' strings become numbers "
+        "with the unit dropped (ignored for pointers that units declares)",
+        json_schema_extra={"deprecated": True},
     )
     enum_map: dict[str, dict[str, str]] = Field(
         default_factory=dict, description="JSON pointer -> {raw value: snake_case canonical value}"

@@ -52,3 +52,46 @@ def test_bad_rule_is_a_typed_error() -> None:
         rv.jsonlogic({"no_such_operator": [1, 2]}, {})
     with pytest.raises(rv.ValidationInputError):
         rv.jsonlogic({"var": "x"}, {"x": float("nan")})
+
+
+def test_current_spec_cases(capsys: pytest.CaptureFixture[str]) -> None:
+    """Our own cases for the current spec (newer operators and edge semantics), with comments."""
+    path = Path(__file__).parent / "data" / "jsonlogic_extra.json"
+    cases = [c for c in json.loads(path.read_text()) if isinstance(c, dict)]
+    failures = []
+    for c in cases:
+        try:
+            got = rv.jsonlogic(c["rule"], c["data"])
+        except rv.CompileError as exc:
+            if not c.get("error"):
+                failures.append((c["comment"], f"error: {exc}"))
+            continue
+        if c.get("error") or not _equal(got, c["result"]):
+            failures.append((c["comment"], got))
+    with capsys.disabled():
+        print(f"\n[JsonLogic current-spec extra] {len(cases) - len(failures)}/{len(cases)} passed")
+    assert len(cases) >= 50
+    assert not failures, failures[:10]
+
+
+def test_newer_operators_in_observation_rules() -> None:
+    """The newer operators compile in contract rules too (not only in one-shot jsonlogic())."""
+    spec = {
+        "name": "probe",
+        "description": "",
+        "args_schema": {},
+        "observation_rules": [
+            {"name": "coalesce", "logic": {"!==": [{"??": [{"val": ["data", "x"]}, None]}, None]}},
+            {"name": "exists", "logic": {"exists": ["data", "x"]}},
+            {
+                "name": "guarded",
+                "logic": {"try": [{"all": [{"var": "data.xs"}, {">": [{"var": ""}, 0]}]}, False]},
+            },
+        ],
+    }
+    checker = rv.ObservationChecker(spec)
+    ok = checker.check({"status_code": 200, "response_time_ms": 1, "parsed_data": {"x": 1, "xs": [1, 2]}})
+    assert ok["valid"], ok["audit_trail"]
+    bad = checker.check({"status_code": 200, "response_time_ms": 1, "parsed_data": {"xs": 5}})
+    failed = {a["check"] for a in bad["audit_trail"] if not a["passed"]}
+    assert failed == {"rule:coalesce", "rule:exists", "rule:guarded"}

@@ -70,7 +70,9 @@ def run_draft(suite: Path, folder: str, remotes: dict[str, object]) -> SuiteResu
             for case in cases:
                 result.total += 1
                 try:
-                    ok = validator.is_valid(case["data"]) == case["valid"]
+                    # As a Python value, and as JSON text (the fast scan-and-check path).
+                    text = json.dumps(case["data"]).encode()
+                    ok = validator.is_valid(case["data"]) == case["valid"] == validator.is_valid(text)
                 except rv.ValidationInputError:
                     ok = False
                 if ok:

@@ -70,6 +70,20 @@ impl SchemaValidator {
     }
 }
 
+impl SchemaValidator {
+    /// JSON text goes through the fast path (scan and check at once) when the schema has one.
+    fn valid(&self, instance: &Bound<'_, PyAny>, str_is: StrIs) -> PyResult<bool> {
+        let py = instance.py();
+        if let Some(raw) = raw_json(instance, str_is)? {
+            let bytes = raw.bytes();
+            let run = || self.schema.is_valid_bytes(bytes, &self.limits);
+            let out = if bytes.len() >= DETACH_BYTES { py.detach(run) } else { run() };
+            return out.map_err(|e| input_err(py, e));
+        }
+        self.with_instance(instance, str_is, |s, v| s.is_valid(v))
+    }
+}
+
 #[pymethods]
 impl SchemaValidator {
     #[new]
@@ -89,12 +103,12 @@ impl SchemaValidator {
 
     /// True when `instance` is valid (`bytes` = JSON text; anything else = a Python value).
     fn is_valid(&self, instance: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.with_instance(instance, StrIs::Value, |s, v| s.is_valid(v))
+        self.valid(instance, StrIs::Value)
     }
 
     /// Like `is_valid`, but a `str` is JSON text too.
     fn is_valid_json(&self, text: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.with_instance(text, StrIs::Json, |s, v| s.is_valid(v))
+        self.valid(text, StrIs::Json)
     }
 
     /// Every error as `{"path", "keyword", "message"}` (at most `limit`).
@@ -102,6 +116,12 @@ impl SchemaValidator {
     fn errors<'py>(&self, instance: &Bound<'py, PyAny>, limit: usize) -> PyResult<Bound<'py, PyList>> {
         let errs = self.with_instance(instance, StrIs::Value, |s, v| s.errors(v, limit))?;
         schema_errors_to_py(instance.py(), &errs)
+    }
+
+    /// Whether JSON text is checked on the fast path.
+    #[getter]
+    fn fast_path(&self) -> bool {
+        self.schema.has_fast_path()
     }
 
     /// Like `errors`, but a `str` is JSON text too.
@@ -168,6 +188,19 @@ impl ObservationChecker {
     #[getter]
     fn tool(&self) -> &str {
         &self.shared.contract.name
+    }
+
+    /// Whether passing documents are checked on the fast path.
+    #[getter]
+    fn fast_path(&self) -> bool {
+        self.shared.contract.fast.is_some()
+    }
+
+    /// Microseconds per call of each stage of a check (Rust only), see `crate::stages`.
+    #[pyo3(signature = (action_result, *, iterations=20000))]
+    fn stage_costs(&self, py: Python<'_>, action_result: &[u8], iterations: usize) -> Vec<(&'static str, f64)> {
+        let c = &self.shared.contract;
+        py.detach(|| crate::stages::stage_costs(c, action_result, iterations.max(1)))
     }
 
     /// Check one ActionResult (`bytes`/`str` of JSON, or a dict) → a lazy, dict-like

@@ -21,7 +21,7 @@ pub struct Templates {
 
 impl Templates {
     pub fn new(py: Python<'_>, c: &Contract) -> PyResult<Self> {
-        let mut names: Vec<String> = ["status_code", "latency", "schema", "required_fields", "blacklist", "consistency"]
+        let mut names: Vec<String> = ["status_code", "latency", "units", "schema", "required_fields", "blacklist", "consistency"]
             .iter()
             .map(|s| (*s).to_owned())
             .collect();
@@ -95,6 +95,31 @@ pub fn observation_to_py<'py>(py: Python<'py>, t: &Templates, o: &Observation<'_
     }
     if !o.normalized.is_empty() {
         details.set_item(intern!(py, "normalized"), PyList::new(py, &o.normalized)?)?;
+    }
+    if !o.conversions.is_empty() {
+        let l = PyList::empty(py);
+        for (p, raw, c) in &o.conversions {
+            let x = PyDict::new(py);
+            x.set_item(intern!(py, "pointer"), p)?;
+            x.set_item(intern!(py, "raw"), value_to_py(py, raw)?)?;
+            x.set_item(intern!(py, "from_unit"), c.from.map(crate::units::Unit::id))?;
+            x.set_item(intern!(py, "value"), c.value)?;
+            x.set_item(intern!(py, "unit"), c.to.id())?;
+            l.append(x)?;
+        }
+        details.set_item(intern!(py, "unit_conversions"), l)?;
+    }
+    if !o.unit_errors.is_empty() {
+        let l = PyList::empty(py);
+        for (p, raw, e) in &o.unit_errors {
+            let x = PyDict::new(py);
+            x.set_item(intern!(py, "pointer"), p)?;
+            x.set_item(intern!(py, "raw"), value_to_py(py, raw)?)?;
+            x.set_item(intern!(py, "kind"), e.kind.as_str())?;
+            x.set_item(intern!(py, "reason"), &e.reason)?;
+            l.append(x)?;
+        }
+        details.set_item(intern!(py, "unit_errors"), l)?;
     }
     if !o.missing_extract.is_empty() {
         details.set_item(intern!(py, "missing_extract"), PyList::new(py, &o.missing_extract)?)?;

@@ -1,0 +1,492 @@
+//! One pass over JSON text that checks well-formedness, the parser limits and a compiled
+//! [`Node`] at once, without building a tree, and records where chosen values are ([`Capture`]).
+//!
+//! The scanner only ever *accepts* with certainty: a document it accepts is one the bounded
+//! parser (`crate::parse`) accepts and the `jsonschema` crate calls valid. Anything else — a
+//! schema violation, a syntax error, a limit, a number it cannot compare exactly, a key with an
+//! escape sequence — is a [`Bail`], and the caller runs the full path, which gives the answer
+//! (and its errors). Strictness mirrors serde_json: no control characters in strings, no lone
+//! surrogates, no leading zeros, nothing after the root value.
+use super::node::{Checks, Lit, Node, ARRAY, BOOL, EXACT, INTEGER, NULL, NUMBER, OBJECT, STRING};
+
+/// The fast path gives up; the full path decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bail;
+
+type R<T> = Result<T, Bail>;
+
+/// A trie of paths to capture: object keys, or canonical array indices.
+#[derive(Debug, Default, Clone)]
+pub struct Capture {
+    pub slot: Option<usize>,
+    /// (token, the token as a canonical array index, subtree)
+    pub children: Vec<(Box<str>, Option<usize>, Capture)>,
+}
+
+impl Capture {
+    /// Add `path` (tokens) with `slot`.
+    pub fn insert(&mut self, path: &[String], slot: usize) {
+        match path.split_first() {
+            None => self.slot = Some(slot),
+            Some((head, rest)) => {
+                let i = match self.children.iter().position(|(k, _, _)| **k == **head) {
+                    Some(i) => i,
+                    None => {
+                        // Canonical indices only ("0", "12"), as `crate::pointer::lookup` reads them.
+                        let canonical = !head.starts_with('+') && (head.len() == 1 || !head.starts_with('0'));
+                        let index = head.parse::<usize>().ok().filter(|_| canonical);
+                        self.children.push((head.as_str().into(), index, Capture::default()));
+                        self.children.len() - 1
+                    }
+                };
+                self.children[i].2.insert(rest, slot);
+            }
+        }
+    }
+
+    #[inline]
+    fn child(&self, key: &str) -> Option<&Capture> {
+        self.children.iter().find(|(k, _, _)| same(k, key)).map(|(_, _, c)| c)
+    }
+
+    #[inline]
+    fn index(&self, i: usize) -> Option<&Capture> {
+        self.children.iter().find(|(_, k, _)| *k == Some(i)).map(|(_, _, c)| c)
+    }
+}
+
+/// Where a captured value is: a byte range of the text.
+pub type Span = (u32, u32);
+
+pub struct Scanner<'t, 'o> {
+    t: &'t str,
+    b: &'t [u8],
+    pos: usize,
+    depth: usize,
+    max_depth: usize,
+    pub spans: &'o mut [Option<Span>],
+}
+
+/// String equality without a `memcmp` call for the short keys of JSON objects.
+#[inline]
+pub fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() <= 16 {
+        return a.iter().zip(b).all(|(x, y)| x == y);
+    }
+    a == b
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Whether any byte of `w` is `"`, `\\` or below 0x20 (SWAR; may over-report after a hit).
+#[inline]
+fn special(w: u64) -> bool {
+    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    (zero(w ^ (LO * u64::from(b'"'))) | zero(w ^ (LO * u64::from(b'\\'))) | (w.wrapping_sub(LO * 0x20) & !w & HI)) != 0
+}
+
+#[inline]
+fn ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\n' | b'\r' | b'\t')
+}
+
+/// A number as the parser would store it.
+#[derive(Clone, Copy)]
+enum Num {
+    /// An integer literal that fits u64 / i64.
+    Int(i128),
+    Float(f64),
+}
+
+impl<'t, 'o> Scanner<'t, 'o> {
+    pub fn new(text: &'t str, max_depth: usize, spans: &'o mut [Option<Span>]) -> Self {
+        Self { t: text, b: text.as_bytes(), pos: 0, depth: 0, max_depth, spans }
+    }
+
+    /// Check the whole text: one value (valid against `node`), then only whitespace.
+    pub fn document(&mut self, node: &Node, cap: Option<&Capture>) -> R<()> {
+        self.value(node, cap)?;
+        self.skip_ws();
+        if self.pos == self.b.len() { Ok(()) } else { Err(Bail) }
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while self.pos < self.b.len() && ws(self.b[self.pos]) {
+            self.pos += 1;
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> R<u8> {
+        self.b.get(self.pos).copied().ok_or(Bail)
+    }
+
+    #[inline]
+    fn eat(&mut self, lit: &[u8]) -> R<()> {
+        if self.b[self.pos..].starts_with(lit) {
+            self.pos += lit.len();
+            Ok(())
+        } else {
+            Err(Bail)
+        }
+    }
+
+    fn value(&mut self, node: &Node, cap: Option<&Capture>) -> R<()> {
+        self.skip_ws();
+        let start = self.pos;
+        let checks = match node {
+            Node::Never => return Err(Bail),
+            Node::Any => None,
+            Node::Checks(c) => Some(&**c),
+        };
+        match self.peek()? {
+            b'{' => self.object(checks, cap)?,
+            b'[' => self.array(checks, cap)?,
+            b'"' => {
+                let (s, e, escaped) = self.string()?;
+                if let Some(c) = checks {
+                    if c.types & STRING == 0 {
+                        return Err(Bail);
+                    }
+                    let needs = c.enum_.is_some() || c.min_len.is_some() || c.max_len.is_some() || c.string_check.is_some();
+                    if needs {
+                        if escaped {
+                            return Err(Bail);
+                        }
+                        // s..e lies between two ASCII quotes: char boundaries of the text.
+                        string_checks(c, &self.t[s..e])?;
+                    }
+                }
+            }
+            b't' => {
+                self.eat(b"true")?;
+                scalar(checks, BOOL, &Lit::Bool(true))?;
+            }
+            b'f' => {
+                self.eat(b"false")?;
+                scalar(checks, BOOL, &Lit::Bool(false))?;
+            }
+            b'n' => {
+                self.eat(b"null")?;
+                scalar(checks, NULL, &Lit::Null)?;
+            }
+            b'-' | b'0'..=b'9' => {
+                let n = self.number()?;
+                if let Some(c) = checks {
+                    number_checks(c, n)?;
+                }
+            }
+            _ => return Err(Bail),
+        }
+        if let Some(slot) = cap.and_then(|c| c.slot) {
+            self.spans[slot] = Some((start as u32, self.pos as u32));
+        }
+        Ok(())
+    }
+
+    /// A string; returns the content range and whether it has escapes.
+    #[inline]
+    fn string(&mut self) -> R<(usize, usize, bool)> {
+        self.pos += 1;
+        let s = self.pos;
+        let mut escaped = false;
+        let b = self.b;
+        loop {
+            // Eight bytes at a time while none is a quote, a backslash or a control character.
+            while let Some(chunk) = b.get(self.pos..self.pos + 8) {
+                let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                if special(w) {
+                    break;
+                }
+                self.pos += 8;
+            }
+            let c = *b.get(self.pos).ok_or(Bail)?;
+            match c {
+                b'"' => {
+                    let e = self.pos;
+                    self.pos += 1;
+                    return Ok((s, e, escaped));
+                }
+                b'\\' => {
+                    escaped = true;
+                    self.escape()?;
+                }
+                0..=0x1f => return Err(Bail),
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    /// One escape sequence at `pos` (a backslash); lone surrogates are rejected as serde_json does.
+    fn escape(&mut self) -> R<()> {
+        let c = *self.b.get(self.pos + 1).ok_or(Bail)?;
+        self.pos += 2;
+        match c {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Ok(()),
+            b'u' => {
+                let hi = self.hex4()?;
+                if (0xDC00..0xE000).contains(&hi) {
+                    return Err(Bail);
+                }
+                if (0xD800..0xDC00).contains(&hi) {
+                    self.eat(b"\\u")?;
+                    let lo = self.hex4()?;
+                    if !(0xDC00..0xE000).contains(&lo) {
+                        return Err(Bail);
+                    }
+                }
+                Ok(())
+            }
+            _ => Err(Bail),
+        }
+    }
+
+    fn hex4(&mut self) -> R<u32> {
+        let h = self.b.get(self.pos..self.pos + 4).ok_or(Bail)?;
+        let mut v = 0u32;
+        for &d in h {
+            v = v * 16 + (d as char).to_digit(16).ok_or(Bail)?;
+        }
+        self.pos += 4;
+        Ok(v)
+    }
+
+    fn number(&mut self) -> R<Num> {
+        let b = self.b;
+        let s = self.pos;
+        let neg = b[self.pos] == b'-';
+        if neg {
+            self.pos += 1;
+        }
+        let digits = self.pos;
+        match b.get(self.pos) {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                while b.get(self.pos).is_some_and(u8::is_ascii_digit) {
+                    self.pos += 1;
+                }
+            }
+            _ => return Err(Bail),
+        }
+        let int_end = self.pos;
+        let mut float = false;
+        if b.get(self.pos) == Some(&b'.') {
+            float = true;
+            self.pos += 1;
+            let f = self.pos;
+            while b.get(self.pos).is_some_and(u8::is_ascii_digit) {
+                self.pos += 1;
+            }
+            if self.pos == f {
+                return Err(Bail);
+            }
+        }
+        if matches!(b.get(self.pos), Some(b'e' | b'E')) {
+            float = true;
+            self.pos += 1;
+            if matches!(b.get(self.pos), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            let f = self.pos;
+            while b.get(self.pos).is_some_and(u8::is_ascii_digit) {
+                self.pos += 1;
+            }
+            if self.pos == f {
+                return Err(Bail);
+            }
+        }
+        if !float && int_end - digits <= 18 {
+            let mut v: i128 = 0;
+            for &d in &b[digits..int_end] {
+                v = v * 10 + i128::from(d - b'0');
+            }
+            if neg && v == 0 {
+                return Err(Bail); // "-0": leave the parser's representation to the full path
+            }
+            return Ok(Num::Int(if neg { -v } else { v }));
+        }
+        // Long integers and floats: the parser's f64 (correctly rounded, as float_roundtrip).
+        let text = std::str::from_utf8(&b[s..self.pos]).map_err(|_| Bail)?;
+        let f: f64 = text.parse().map_err(|_| Bail)?;
+        if !f.is_finite() || !float {
+            return Err(Bail); // out of range, or an integer the parser may keep as u64/i64
+        }
+        Ok(Num::Float(f))
+    }
+
+    fn enter(&mut self) -> R<()> {
+        self.depth += 1;
+        if self.depth > self.max_depth { Err(Bail) } else { Ok(()) }
+    }
+
+    fn object(&mut self, checks: Option<&Checks>, cap: Option<&Capture>) -> R<()> {
+        if checks.is_some_and(|c| c.types & OBJECT == 0) {
+            return Err(Bail);
+        }
+        self.enter()?;
+        self.pos += 1;
+        let mut seen: u64 = 0;
+        // Keys no schema names, to reject duplicates (ranges into the text; no escapes).
+        let mut others: smallvec::SmallVec<[(u32, u32); 8]> = smallvec::SmallVec::new();
+        let mut n = 0u64;
+        self.skip_ws();
+        if self.peek()? == b'}' {
+            self.pos += 1;
+        } else {
+            loop {
+                self.skip_ws();
+                if self.peek()? != b'"' {
+                    return Err(Bail);
+                }
+                let (s, e, escaped) = self.string()?;
+                if escaped {
+                    return Err(Bail);
+                }
+                let key = &self.t[s..e];
+                self.skip_ws();
+                self.eat(b":")?;
+                n += 1;
+                let sub_cap = cap.filter(|c| !c.children.is_empty()).and_then(|c| c.child(key));
+                let known = checks.and_then(|c| c.keys.iter().position(|k| same(&k.name, key)));
+                match known {
+                    Some(i) => {
+                        if seen & (1 << i) != 0 {
+                            return Err(Bail);
+                        }
+                        seen |= 1 << i;
+                        let c = checks.expect("known key");
+                        let node = c.keys[i].node.as_ref().unwrap_or(&c.additional);
+                        self.value(node, sub_cap)?;
+                    }
+                    None => {
+                        let b = self.b;
+                        if others.iter().any(|&(a, z)| b[a as usize..z as usize] == b[s..e]) {
+                            return Err(Bail);
+                        }
+                        others.push((s as u32, e as u32));
+                        let node = checks.map_or(&Node::Any, |c| &c.additional);
+                        self.value(node, sub_cap)?;
+                    }
+                }
+                self.skip_ws();
+                match self.peek()? {
+                    b',' => self.pos += 1,
+                    b'}' => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return Err(Bail),
+                }
+            }
+        }
+        self.depth -= 1;
+        if let Some(c) = checks {
+            if seen & c.required != c.required
+                || c.min_props.is_some_and(|m| n < m)
+                || c.max_props.is_some_and(|m| n > m)
+                || c.enum_.is_some()
+            {
+                return Err(Bail);
+            }
+        }
+        Ok(())
+    }
+
+    fn array(&mut self, checks: Option<&Checks>, cap: Option<&Capture>) -> R<()> {
+        if checks.is_some_and(|c| c.types & ARRAY == 0) {
+            return Err(Bail);
+        }
+        self.enter()?;
+        self.pos += 1;
+        let item = checks.map_or(&Node::Any, |c| &c.items);
+        let mut n = 0u64;
+        self.skip_ws();
+        if self.peek()? == b']' {
+            self.pos += 1;
+        } else {
+            loop {
+                let sub_cap = cap.filter(|c| !c.children.is_empty()).and_then(|c| c.index(n as usize));
+                self.value(item, sub_cap)?;
+                n += 1;
+                self.skip_ws();
+                match self.peek()? {
+                    b',' => self.pos += 1,
+                    b']' => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return Err(Bail),
+                }
+            }
+        }
+        self.depth -= 1;
+        if let Some(c) = checks {
+            if c.min_items.is_some_and(|m| n < m) || c.max_items.is_some_and(|m| n > m) || c.enum_.is_some() {
+                return Err(Bail);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn scalar(checks: Option<&Checks>, bit: u8, lit: &Lit) -> R<()> {
+    let Some(c) = checks else { return Ok(()) };
+    if c.types & bit == 0 {
+        return Err(Bail);
+    }
+    match &c.enum_ {
+        Some(items) if !items.contains(lit) => Err(Bail),
+        _ => Ok(()),
+    }
+}
+
+fn string_checks(c: &Checks, s: &str) -> R<()> {
+    if let Some(items) = &c.enum_ {
+        if !items.iter().any(|l| matches!(l, Lit::Str(x) if same(x, s))) {
+            return Err(Bail);
+        }
+    }
+    if c.min_len.is_some() || c.max_len.is_some() {
+        let n = s.chars().count() as u64;
+        if c.min_len.is_some_and(|m| n < m) || c.max_len.is_some_and(|m| n > m) {
+            return Err(Bail);
+        }
+    }
+    match &c.string_check {
+        Some(sc) if !sc.is_valid(s) => Err(Bail),
+        _ => Ok(()),
+    }
+}
+
+fn number_checks(c: &Checks, n: Num) -> R<()> {
+    let x = match n {
+        Num::Int(i) => {
+            let f = i as f64;
+            if f.abs() > EXACT {
+                return Err(Bail);
+            }
+            f
+        }
+        Num::Float(f) => f,
+    };
+    let bits = if x.fract() == 0.0 { NUMBER | INTEGER } else { NUMBER };
+    if c.types & bits == 0 {
+        return Err(Bail);
+    }
+    if let Some(items) = &c.enum_ {
+        if !items.iter().any(|l| matches!(l, Lit::Num(v) if *v == x)) {
+            return Err(Bail);
+        }
+    }
+    let ok = c.minimum.is_none_or(|m| x >= m)
+        && c.maximum.is_none_or(|m| x <= m)
+        && c.exclusive_minimum.is_none_or(|m| x > m)
+        && c.exclusive_maximum.is_none_or(|m| x < m);
+    if ok { Ok(()) } else { Err(Bail) }
+}
