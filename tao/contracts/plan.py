@@ -49,6 +49,11 @@ class PlanStep(BaseModel):
     tool: str = Field(pattern=r"^[a-z][a-z0-9_]{1,63}$")
     arguments: dict[str, Any] = Field(default_factory=dict)
     dependencies: list[str] = Field(default_factory=list, description="step_ids of earlier steps")
+    resolved_from: dict[str, str] | None = Field(
+        default=None,
+        description="argument -> the time symbol its value was resolved from (set by the runtime's "
+        "resolution step, never by the model), e.g. {'date': '@this_weekend'}",
+    )
 
 
 class ThoughtPlan(BaseModel):
