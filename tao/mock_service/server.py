@@ -12,6 +12,13 @@ import uvicorn
 from tao.mock_service.app import MockState, create_app
 
 
+class _IsolatedConfig(uvicorn.Config):
+    """uvicorn config whose logging options apply to this server only (no global logger changes)."""
+
+    def configure_logging(self) -> None:
+        return None
+
+
 @dataclass
 class RunningService:
     url: str
@@ -31,8 +38,10 @@ def start_in_thread(state: MockState | None = None, host: str = "127.0.0.1", por
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     real_port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(st), log_level="warning", lifespan="off", ws="none", access_log=False, timeout_keep_alive=5
+    # not uvicorn.Config: its configure_logging() would reset the process-wide uvicorn loggers and
+    # silence the access log of the server this runs inside (tao serve's /v1/run)
+    config = _IsolatedConfig(
+        create_app(st), lifespan="off", ws="none", access_log=False, timeout_keep_alive=5
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="tao-mock")

@@ -1,6 +1,11 @@
-"""Typed API errors. Every 4xx/5xx body has the same shape::
+"""Typed API errors. Every 4xx/5xx body has the same shape, OpenAI's error object plus a trace id::
 
-    {"error": {"type": "malformed_json", "message": "...", "field": "/text"}, "trace_id": "..."}
+    {"error": {"message": "...", "type": "malformed_json", "param": "/text", "code": "malformed_json",
+               "field": "/text"}, "trace_id": "..."}
+
+``message``, ``type``, ``param`` and ``code`` are what the OpenAI SDKs read (``param``: the JSON
+pointer of the offending field or null; ``code``: the error type, so ``openai.APIStatusError.code``
+is useful); ``field`` is kept (present only when there is one) for clients written before.
 
 Route modules raise :class:`ApiError`; the handler installed by :func:`install_error_handlers`
 renders it (and pydantic validation errors, and anything unexpected) without a stack trace.
@@ -46,7 +51,7 @@ def error_response(
     headers: dict[str, str] | None = None,
     extra: dict[str, Any] | None = None,
 ) -> Response:
-    body: dict[str, Any] = {"type": type_, "message": message}
+    body: dict[str, Any] = {"message": message, "type": type_, "param": field, "code": type_}
     if field is not None:
         body["field"] = field
     body.update(extra or {})

@@ -57,7 +57,8 @@ def install_log_trace_ids() -> None:
 
 
 def _error_body(status: int, type_: str, message: str, trace_id: str) -> bytes:
-    return orjson.dumps({"error": {"type": type_, "message": message}, "trace_id": trace_id})
+    err = {"message": message, "type": type_, "param": None, "code": type_}
+    return orjson.dumps({"error": err, "trace_id": trace_id})
 
 
 class CoreMiddleware:

@@ -1,11 +1,19 @@
-"""OpenAI-compatible gateway: ``POST /v1/chat/completions`` (plain and streaming), ``GET /v1/models``
-and ``GET /v1/router/status``.
+"""OpenAI-compatible gateway: ``POST /v1/chat/completions`` (plain and streaming), ``GET /v1/models``,
+``GET /v1/models/{id}`` and ``GET /v1/router/status``.
 
 Per request: estimate → token-second admission (429 + ``Retry-After`` when the bucket says
 wait) → pick a model → forward with httpx → read ``usage`` → ``Router.record``. Upstream 429,
 5xx, timeouts and connection errors cool the model down and the next model of the chain is
 tried (at most ``RouterConfig.max_attempts``); a streaming response is committed to its model
 once the first byte is sent.
+
+What the official ``openai`` SDK relies on: the upstream is always asked for
+``stream_options.include_usage`` (the bucket settles on real counts), but the final ``choices: []``
+usage chunk reaches the client only when the client asked for it itself (else
+``chunk.choices[0]`` raises in every ordinary streaming loop); errors carry OpenAI's
+``{"error": {"message", "type", "param", "code"}}``; an upstream that refuses the gateway's own
+credentials (401/403) is a 502 ``upstream_auth_failed``, never a 401 that reads like the client's
+key was wrong.
 """
 
 from __future__ import annotations
@@ -60,7 +68,15 @@ def _parse_body(raw: bytes) -> dict[str, Any]:
         raise ApiError(400, "invalid_request", "request body must be a JSON object")
     if not isinstance(body.get("stream", False), bool):
         raise ApiError(400, "invalid_request", "'stream' must be a boolean", field="/stream")
+    opts = body.get("stream_options")
+    if opts is not None and not isinstance(opts, dict):
+        raise ApiError(400, "invalid_request", "'stream_options' must be an object", field="/stream_options")
     return body
+
+
+def _wants_usage(body: dict[str, Any]) -> bool:
+    opts = body.get("stream_options")
+    return isinstance(opts, dict) and opts.get("include_usage") is True
 
 
 def _upstream_body(body: dict[str, Any], decision: Decision, state: GatewayState) -> dict[str, Any]:
@@ -96,19 +112,33 @@ async def _decide(state: GatewayState, body: dict, tenant: str, tried: set[str])
         raise ApiError(exc.status, exc.type, exc.message, field=exc.field) from None
 
 
-async def _stream(state: GatewayState, decision: Decision, reply: UpstreamReply, t0: float):
+async def _stream(
+    state: GatewayState, decision: Decision, reply: UpstreamReply, t0: float, client_usage: bool = True
+):
+    """Relay the upstream's SSE lines. The usage-only chunk (``choices: []``) is read for the
+    bucket and passed on only when the client asked for ``include_usage`` itself."""
     resp = reply.response
     usage, chunks, status = None, 0, "ok"
+    skip_blank = False
     try:
         async for line in resp.aiter_lines():
-            yield (line + "\n").encode()
+            if skip_blank and not line:
+                skip_blank = False
+                continue
+            skip_blank = False
             if line.startswith("data:") and not line.startswith("data: [DONE]"):
                 if '"usage"' in line:
                     try:
-                        usage = orjson.loads(line[5:]).get("usage") or usage
-                    except (orjson.JSONDecodeError, AttributeError):
-                        pass
+                        chunk = orjson.loads(line[5:])
+                    except orjson.JSONDecodeError:
+                        chunk = None
+                    if isinstance(chunk, dict):
+                        usage = chunk.get("usage") or usage
+                        if not client_usage and not chunk.get("choices"):
+                            skip_blank = True  # drop the event and its blank terminator line
+                            continue
                 chunks += 1
+            yield (line + "\n").encode()
     except httpx.TimeoutException:
         status = "timeout"
     except httpx.HTTPError:
@@ -158,7 +188,7 @@ async def chat_completions(request: Request) -> Response:
         )
         if reply.status == "ok" and stream:
             return StreamingResponse(
-                _stream(state, decision, reply, t0),
+                _stream(state, decision, reply, t0, _wants_usage(body)),
                 media_type="text/event-stream",
                 headers=_route_headers(decision),
             )
@@ -171,6 +201,14 @@ async def chat_completions(request: Request) -> Response:
         await state.router.arecord(
             decision, 0, reply.seconds, reply.status, retry_after_s=reply.retry_after_s
         )
+        if reply.http_status in (401, 403):  # the upstream refused *our* credentials: not the client's fault
+            raise ApiError(
+                502,
+                "upstream_auth_failed",
+                f"upstream {profile.name!r} refused the gateway's credentials (HTTP {reply.http_status}); "
+                f"check {profile.api_key_env or 'the profile api_key_env'}",
+                extra={"model": profile.name, "upstream_status": reply.http_status},
+            )
         if reply.status == "client_error":  # the upstream rejected the request itself: no fallback
             msg = (
                 ((reply.data or {}).get("error") or {}).get("message")
@@ -224,13 +262,25 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         summary="OpenAI-compatible chat completions, routed and admitted by token-seconds",
     )
 
+    def model_object(p) -> dict[str, Any]:
+        return {
+            "id": p.name,
+            "object": "model",
+            "created": 0,
+            "owned_by": "tao-router",
+            "profile": p.to_dict(),
+        }
+
     async def list_models(request: Request) -> Response:
         router = request.app.state.gateway.router
-        data = [
-            {"id": p.name, "object": "model", "created": 0, "owned_by": "tao-router", "profile": p.to_dict()}
-            for p in router.profiles.values()
-        ]
+        data = [model_object(p) for p in router.profiles.values()]
         return Response(orjson.dumps({"object": "list", "data": data}), media_type="application/json")
+
+    async def retrieve_model(request: Request, model_id: str) -> Response:
+        profile = request.app.state.gateway.router.profiles.get(model_id)
+        if profile is None:
+            raise ApiError(404, "model_not_found", f"the model {model_id!r} does not exist", field="model")
+        return Response(orjson.dumps(model_object(profile)), media_type="application/json")
 
     async def router_status(request: Request) -> Response:
         router = request.app.state.gateway.router
@@ -255,6 +305,13 @@ def register(app: FastAPI, config: ServerConfig) -> None:
 
     app.add_api_route(
         "/v1/models", list_models, methods=["GET"], tags=["gateway"], summary="routable model profiles"
+    )
+    app.add_api_route(
+        "/v1/models/{model_id:path}",
+        retrieve_model,
+        methods=["GET"],
+        tags=["gateway"],
+        summary="one routable model profile (OpenAI's model object)",
     )
     app.add_api_route(
         "/v1/router/status",

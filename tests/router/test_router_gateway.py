@@ -119,9 +119,15 @@ def test_streaming_passes_sse_through_and_records_usage(gw):
     chunks = [orjson.loads(ln[5:]) for ln in lines[:-1]]
     text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks if c["choices"])
     assert text.split() == ["tok"] * 5
-    assert chunks[-1]["usage"]["completion_tokens"] == 5
+    # the client did not ask for usage: no `choices: []` chunk reaches it, yet the bucket got the count
+    assert all(c["choices"] for c in chunks) and "usage" not in chunks[-1]
     assert ups["gpt-4o-mini"].requests[-1]["stream_options"] == {"include_usage": True}
     assert seen == [5.0]
+    body = chat(task_type="tool_call", stream=True, stream_options={"include_usage": True})
+    with client.stream("POST", "/v1/chat/completions", json=body) as r:
+        lines = [ln for ln in r.iter_lines() if ln.startswith("data:")]
+    last = orjson.loads(lines[-2][5:])
+    assert last["choices"] == [] and last["usage"]["completion_tokens"] == 5 and seen == [5.0, 5.0]
 
 
 def test_bucket_full_gives_429_with_retry_after(gw, gateway):
