@@ -5,8 +5,10 @@ turns them into the concrete forms the tool contracts accept, against the sessio
 time zone — never the model's arithmetic:
 
 * a day (``@today``, ``@days_ago:3``) → ``"YYYY-MM-DD"``;
-* a range (``@last_month``, ``@this_week``) → ``"YYYY-MM-DD/YYYY-MM-DD"`` (both ends inclusive,
-  ISO weeks start on Monday);
+* a range (``@last_month``, ``@this_week``, ``@this_weekend``, ``@last_days:7``) →
+  ``"YYYY-MM-DD/YYYY-MM-DD"`` (both ends inclusive, ISO weeks start on Monday; weekends and
+  last/next N days: :mod:`tao.contracts.daysymbols`). An argument that takes one date gets one
+  step per day instead (:func:`tao.loop.multiday.expand_multi_day_steps`, run on the plan first);
 * a symbol with a time (``@tomorrow T15:00``) or ``@now`` → ``"YYYY-MM-DD HH:MM"`` (a range with a
   time resolves to its first day at that time).
 
@@ -23,9 +25,17 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from tao.contracts.daysymbols import DAY_SYMBOL_ALTS, day_symbol_range
 from tao.contracts.plan import TIME_SYMBOL_PATTERN, SessionState
 
-_SYMBOL = re.compile(TIME_SYMBOL_PATTERN)
+ANY_TIME_SYMBOL_PATTERN = (
+    TIME_SYMBOL_PATTERN
+    if DAY_SYMBOL_ALTS in TIME_SYMBOL_PATTERN
+    else TIME_SYMBOL_PATTERN.replace("^@(", rf"^@({DAY_SYMBOL_ALTS}|", 1)
+)
+"""The symbols this module resolves: :data:`~tao.contracts.plan.TIME_SYMBOL_PATTERN` plus the
+multi-day ones (``@this_weekend``, ``@next_weekend``, ``@last_days:N``, ``@next_days:N``)."""
+_SYMBOL = re.compile(ANY_TIME_SYMBOL_PATTERN)
 
 
 class TimeSymbolError(ValueError):
@@ -80,6 +90,9 @@ def _range(name: str, today: date) -> tuple[date, date]:
         return date(today.year, 1, 1), date(today.year, 12, 31)
     if name == "last_year":
         return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
+    days = day_symbol_range(name, today)  # @this_weekend, @last_days:N, ...
+    if days is not None:
+        return days
     raise TimeSymbolError(f"unknown time symbol @{name}")
 
 

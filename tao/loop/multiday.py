@@ -168,5 +168,5 @@ def expand_multi_day_steps(
                 ids = new_ids.get(d, [d])
                 pick = [ids[i]] if len(ids) > 1 and ref_source.get(s.step_id) == d else ids
                 deps += [x for x in pick if x not in deps]
-            steps.append(PlanStep(step_id=sid, tool=s.tool, arguments=args, dependencies=deps))
+            steps.append(s.model_copy(update={"step_id": sid, "arguments": args, "dependencies": deps}))
     return plan.model_copy(update={"steps": steps})
