@@ -28,7 +28,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, Status, StatusCode, Tracer
 
 from tao.contracts import EventKind, TrajectoryEvent
-from tao.trace.redact import redact
+from tao.trace.redact import perceived_names, redact
 
 log = logging.getLogger("tao.trajectory")
 AGENT_NAME = "tao"
@@ -74,7 +74,12 @@ class Trajectory:
         self.trace_id, self.thought_id, self.session_id = trace_id, thought_id, session_id
         self.sinks = list(sinks or [])
         self.tracer = tracer or trace.get_tracer("tao.loop")
-        self.events: list[TrajectoryEvent] = []
+        self._events: list[TrajectoryEvent] = []
+        self._pending: list[
+            tuple[str | None, int, datetime, EventKind, str | None, str | None, float | None, bytes]
+        ] = []
+        self._seq = 0
+        self._known: tuple[str, ...] = ()  # names perception found in the request
         self._lock = threading.Lock()
         # trace_id on log records is set by the server's record factory (tao.server.routes_core)
         self.log = logging.LoggerAdapter(log, {"thought_id": thought_id})
@@ -84,6 +89,17 @@ class Trajectory:
         self.thought_id = thought_id
         self.log = logging.LoggerAdapter(log, {"thought_id": thought_id})
 
+    @property
+    def events(self) -> list[TrajectoryEvent]:
+        """The redacted events so far (redaction of events no sink wrote happens here, once)."""
+        with self._lock:
+            pending, self._pending = self._pending, []
+        done = [self._build(*rec) for rec in pending]
+        with self._lock:
+            self._events.extend(done)
+            self._events.sort(key=lambda e: e.seq)
+            return list(self._events)
+
     def emit(
         self,
         kind: EventKind,
@@ -92,28 +108,55 @@ class Trajectory:
         tool: str | None = None,
         duration_ms: float | None = None,
         **payload: Any,
-    ) -> TrajectoryEvent:
-        clean = redact(orjson.loads(orjson.dumps(payload, default=_default, option=orjson.OPT_NON_STR_KEYS)))
+    ) -> TrajectoryEvent | None:
+        """Record one event. The payload is snapshotted now (later changes to it are not seen)
+        and redacted only when a sink writes it or :attr:`events` is read: with no sink, an
+        event nobody reads is never redacted. Returns the event when a sink wrote it."""
+        raw = orjson.dumps(payload, default=_default, option=orjson.OPT_NON_STR_KEYS)
+        request = payload.get("request") if kind is EventKind.CONTEXT_BUILT else None
+        if isinstance(request, str) and request:
+            self._known = tuple(dict.fromkeys(self._known + perceived_names(request)))
+        dur = None if duration_ms is None else round(duration_ms, 3)
         with self._lock:
-            ev = TrajectoryEvent(
-                trace_id=self.trace_id,
-                thought_id=self.thought_id,
-                seq=len(self.events),
-                ts=datetime.now(UTC),
-                kind=kind,
-                step_id=step_id,
-                tool=tool,
-                duration_ms=None if duration_ms is None else round(duration_ms, 3),
-                payload=clean,
-            )
-            self.events.append(ev)
+            rec = (self.thought_id, self._seq, datetime.now(UTC), kind, step_id, tool, dur, raw)
+            self._seq += 1
+            if not self.sinks:
+                self._pending.append(rec)
+        self.log.debug("%s %s %s", kind.value, step_id or "", tool or "")
+        if not self.sinks:
+            return None
+        ev = self._build(*rec)
+        with self._lock:
+            self._events.append(ev)
         for sink in self.sinks:
             try:
                 sink.write(ev)
             except OSError as exc:  # a full disk must not break the request
                 self.log.warning("trajectory sink failed: %s", exc)
-        self.log.debug("%s %s %s", kind.value, step_id or "", tool or "")
         return ev
+
+    def _build(
+        self,
+        thought_id: str | None,
+        seq: int,
+        ts: datetime,
+        kind: EventKind,
+        step_id: str | None,
+        tool: str | None,
+        duration_ms: float | None,
+        raw: bytes,
+    ) -> TrajectoryEvent:
+        return TrajectoryEvent(
+            trace_id=self.trace_id,
+            thought_id=thought_id,
+            seq=seq,
+            ts=ts,
+            kind=kind,
+            step_id=step_id,
+            tool=tool,
+            duration_ms=duration_ms,
+            payload=redact(orjson.loads(raw), known=self._known),
+        )
 
     def _attrs(self, operation: str, **extra: Any) -> dict[str, Any]:
         attrs = {
@@ -151,7 +194,7 @@ class Trajectory:
                 "gen_ai.tool.name": tool,
                 "gen_ai.tool.type": "function",
                 "gen_ai.tool.call.id": f"{self.thought_id}:{step_id}",
-                "gen_ai.tool.description": redact(description[:200]),
+                "gen_ai.tool.description": redact(description[:200], known=self._known),
             },
         )
         with self.tracer.start_as_current_span(f"execute_tool {tool}", attributes=attrs) as span:
