@@ -36,7 +36,7 @@ class ToolError(Exception):
 class RegisteredTool:
     spec: ToolSpec
     transport: Transport
-    kind: str  # "python" | "http"
+    kind: str  # "python" | "http" | "mcp"
 
 
 def _python_transport(fn: Callable[..., Any]) -> Transport:
@@ -92,7 +92,7 @@ class ToolRegistry:
 
     def __init__(self) -> None:
         self._tools: dict[str, RegisteredTool] = {}
-        self._pools: list[HttpToolPool] = []
+        self._pools: list[Any] = []  # HttpToolPool / McpConnection: things to aclose()
 
     def register(self, spec: ToolSpec, fn: Callable[..., Any]) -> ToolSpec:
         """Register an in-process tool; ``fn(**arguments)`` may be sync (run in a thread) or async."""
@@ -126,6 +126,28 @@ class ToolRegistry:
         for spec in specs:
             self._tools[spec.name] = RegisteredTool(spec, pool.call, "http")
         return pool
+
+    def register_mcp(self, specs: Iterable[ToolSpec], ref: str) -> Any:
+        """Register tools called through the MCP server ``ref`` (``mcp+stdio:…`` / ``mcp+http(s)://…``):
+        one session for all of them, closed by :meth:`aclose`."""
+        from tao.action.mcp_tools import McpConnection, McpSource
+
+        conn = McpConnection(McpSource.parse(ref))
+        self._pools.append(conn)  # type: ignore[arg-type]  # anything with aclose()
+        for spec in specs:
+            self._tools[spec.name] = RegisteredTool(spec, conn.call, "mcp")
+        return conn
+
+    async def aconnect(self) -> None:
+        """Open the sessions of session-based transports (MCP) now, in the running loop, so the
+        first call's timeout is not spent starting a server."""
+        for pool in self._pools:
+            connect = getattr(pool, "session", None)
+            if connect is not None:
+                try:
+                    await connect()
+                except ConnectionError:
+                    pass  # the first call reports it as a transient tool error
 
     def get(self, name: str) -> RegisteredTool | None:
         return self._tools.get(name)

@@ -120,6 +120,9 @@ class Domain:
     eval_sets: Mapping[str, Path] = field(default_factory=dict)
     ref: str | None = None
     """The ``MODULE:ATTR`` it was loaded from (set by ``tao.domains.load_domain``)."""
+    transport: str | None = None
+    """How the runtime calls the tools: None = HTTP (``tools_url`` or the mock service); an
+    ``mcp+stdio:…`` / ``mcp+http(s)://…`` ref = through that MCP server (``tao.action.mcp_tools``)."""
 
     def registry(self) -> dict[str, ToolSpec]:
         return {t.name: t for t in self.tools}

@@ -1,5 +1,8 @@
 """Tool domains as plug-ins: ``load_domain("MODULE:ATTR")`` -> :class:`~tao.contracts.domain.Domain`.
 
+Refs with a scheme go to a loader instead (:data:`LOADERS`): ``mcp+stdio:COMMAND`` and
+``mcp+http(s)://…`` import an MCP server's tools (``tao.action.mcp_tools``).
+
 A domain is one package that imports only :mod:`tao.contracts` (the reference one is
 :mod:`tao.domains.reference`; a user's lives anywhere on ``sys.path``). ``ATTR`` is a ``Domain``,
 a list of ``ToolSpec``, or a callable returning either; a bare list becomes a domain with an empty
@@ -35,6 +38,30 @@ def registry_ref(ref: str | None = None) -> str:
 
 _CACHE: dict[str, Domain] = {}
 
+LOADERS: dict[str, str] = {
+    "mcp+stdio:": "tao.action.mcp_tools:load_mcp_domain",
+    "mcp+http://": "tao.action.mcp_tools:load_mcp_domain",
+    "mcp+https://": "tao.action.mcp_tools:load_mcp_domain",
+}
+"""Ref prefix -> ``MODULE:FUNC`` of a loader ``FUNC(ref) -> Domain`` for domains that are not Python
+modules (an MCP server's tools). Named, not imported: the loader lives in a higher layer (it needs
+a protocol client), and a domain ref stays a plain string."""
+
+
+def _load_with(loader: str, ref: str) -> Domain:
+    module_name, _, func = loader.partition(":")
+    try:
+        fn = getattr(importlib.import_module(module_name), func)
+        domain = fn(ref)
+    except DomainLoadError:
+        raise
+    except Exception as exc:  # cannot start / reach the server, bad ref, protocol error
+        raise DomainLoadError(ref, f"{type(exc).__name__}: {exc}") from exc
+    if not isinstance(domain, Domain):
+        raise DomainLoadError(ref, f"loader {loader} returned {type(domain).__name__}, not a Domain")
+    domain.ref = ref
+    return domain
+
 
 def load_domain(ref: str | None = None) -> Domain:
     """Import the domain named ``MODULE:ATTR`` (see :func:`registry_ref` for the default); cached."""
@@ -42,6 +69,11 @@ def load_domain(ref: str | None = None) -> Domain:
     hit = _CACHE.get(ref)
     if hit is not None:
         return hit
+    for prefix, loader in LOADERS.items():
+        if ref.startswith(prefix):
+            domain = _load_with(loader, ref)
+            _CACHE[ref] = domain
+            return domain
     module_name, sep, attr = ref.partition(":")
     if not sep or not module_name or not attr:
         raise DomainLoadError(ref, "expected MODULE:ATTR, e.g. tao.domains.reference:domain")

@@ -54,7 +54,8 @@ class Runtime:
         self.domain = domain
         self.mock = None
         url = self.config.tools_url
-        if url is None:
+        mcp_ref = domain.transport if (domain.transport or "").startswith("mcp+") else None
+        if url is None and mcp_ref is None:
             from tao.mock_service import MockState, start_in_thread
 
             self.mock = start_in_thread(MockState(domain=domain))
@@ -63,7 +64,10 @@ class Runtime:
         if tools is None:
             tools = list(domain.tools)
         self.registry = ToolRegistry()
-        self.registry.register_http(tools, url)
+        if mcp_ref is not None and self.config.tools_url is None:
+            self.registry.register_mcp(tools, mcp_ref)  # the domain's own MCP server
+        else:
+            self.registry.register_http(tools, url)
         self.executor = ToolExecutor(self.registry, self.config.executor)
         self.observer = Observer()
         self.plan_validator = PlanValidator(self.registry.args_schemas())

@@ -32,7 +32,12 @@ class ServerConfig:
         agrees with the checkpoint. ``full``: the domain module itself (the mock service needs its
         handlers). Raises ``DomainLoadError`` / ``DomainMismatchError``, never falls back."""
         if full not in self._domains:
-            self._domains[full] = checkpoint_domain(self.checkpoint, self.registry, full=full)
+            if not self.load_model and self.registry:  # no plan model to agree with (MCP, gateway)
+                from tao.domains import load_domain
+
+                self._domains[full] = load_domain(self.registry)
+            else:
+                self._domains[full] = checkpoint_domain(self.checkpoint, self.registry, full=full)
         return self._domains[full]
 
     @classmethod

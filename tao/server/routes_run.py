@@ -70,6 +70,7 @@ class RunHolder:
                         session_store=store,
                         domain=self.config.domain(full=self.config.tools_url is None),
                     )
+                    await self.runtime.registry.aconnect()  # MCP sessions: open them in this loop
         return self.runtime
 
     def _store(self):
