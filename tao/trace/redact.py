@@ -116,6 +116,22 @@ def _card_ok(s: str) -> bool:
     return 12 <= len(d) <= 19 and _card_network(d) and luhn_ok(d)
 
 
+_CARD_CUE = re.compile(
+    r"(?i)卡|card|\bpan\b|\bcc\b|visa|master|amex|jcb|discover|diners|maestro|unionpay|银联|信用|借记|储蓄"
+)
+_ID_CUE = re.compile(
+    r"(?i)(?:订单号?|单号|流水号?|编号|工单|运单|order(?:\s*(?:id|no\.?|number|#))?|tracking|track|txn|transaction"
+    r"|ref(?:erence)?(?:\s*no\.?)?|batch(?:\s*id)?|trace(?:_id)?|request(?:_id)?|correlation(?:\s*key)?)"
+    r"\W{0,3}$"
+)
+
+
+def _business_id(norm: str, start: int) -> bool:
+    """A Luhn-valid number right after an order/transaction/trace label and no card word: an id."""
+    before = norm[max(0, start - 24) : start]
+    return bool(_ID_CUE.search(before)) and not _CARD_CUE.search(norm[max(0, start - 40) : start])
+
+
 def _cn_id_ok(s: str) -> bool:
     return valid_cn_id(re.sub(r"[ -]", "", s))
 
@@ -144,7 +160,7 @@ _API_KEY_RES: tuple[tuple[re.Pattern[str], int], ...] = (
         ),
         2,
     ),
-    (re.compile(r"((?:密钥|秘钥|令牌|密码|口令|私钥)\s*(?:[:=是为])\s*)([^\s\"',;}{&，。]{6,})"), 2),
+    (re.compile(r"((?:密钥|秘钥|令牌|密码|口令|私钥)\s*(?:[:=是为])\s*)([A-Za-z0-9_\-+/=.~]{6,})"), 2),
 )
 _B64_40 = re.compile(r"(?<![A-Za-z0-9/+=_-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-])")
 _B64_40_OK: Callable[[str], bool] = lambda s: (  # noqa: E731
@@ -164,7 +180,7 @@ _CARD = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])")
 
 _PHONE_RES: tuple[tuple[re.Pattern[str], Callable[[str], bool] | None], ...] = (
     (re.compile(r"(?<![0-9])(?:(?:\+|00)86[ -]?)?1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9])"), None),
-    (re.compile(r"(?<![0-9])(?:\(0[0-9]{2,3}\)\s?|0[0-9]{2,3}-)[0-9]{7,8}(?![0-9])"), None),
+    (re.compile(r"(?<![0-9])(?:\(0[1-9][0-9]{1,2}\)\s?|0[1-9][0-9]{1,2}-)[0-9]{7,8}(?![0-9])"), None),
     (
         re.compile(r"(?<![0-9A-Za-z])(?:\+|00)[1-9][0-9]{0,2}(?:[ .-]?\(?[0-9]{1,5}\)?){1,6}(?![0-9])"),
         lambda s: 8 <= sum(c.isdigit() for c in s) <= 15,
@@ -323,7 +339,7 @@ def _regex_spans(norm: str, digits: int) -> Iterator[Span]:
                 yield m.start(), m.end(), "CN_ID"
     if digits >= 12:
         for m in _CARD.finditer(norm):
-            if _card_ok(m.group(0)):
+            if _card_ok(m.group(0)) and not _business_id(norm, m.start()):
                 yield m.start(), m.end(), "BANK_CARD"
     for rx, ok in _PHONE_RES:
         for m in rx.finditer(norm):
@@ -380,8 +396,8 @@ def _zh_name_spans(norm: str) -> Iterator[Span]:
     rx, compound, block = _zh_res()
     for r in (rx, compound):
         for m in r.finditer(norm):
-            n = m.group("n")
-            if _zh_name_ok(n, block):
+            n, a = m.group("n"), m.start("n")
+            if _zh_name_ok(n, block) and norm[max(0, a - 1) : a + 1] not in block:  # 对方返回
                 yield m.start("n"), m.end("n"), "NAME"
 
 
@@ -454,9 +470,22 @@ def _key_value_spans(norm: str) -> Iterator[Span]:
             yield m.start(4), m.end(4), kind
 
 
+_TITLE_WORDS = re.compile(rf"{_W}(?:[ \t]+{_W}){{0,3}}")
+
+
+def _person_name_like(v: str) -> bool:
+    """A value under a name key that is shaped like a person's name (刘洋, Emily Zhang, mike),
+    not a field or class name (``"name": "age"``, ``"name": "AxiosError"``)."""
+    v = v.strip()
+    if _HAS_CJK.search(v):
+        _, _, block = _zh_res()
+        return 2 <= len(v) <= 8 and v not in block
+    return bool(_TITLE_WORDS.fullmatch(v)) or v.lower() in GIVEN_NAMES
+
+
 def _key_kind(key: str, value: str) -> str | None:
     k = key.strip().lower()
-    if k in NAME_KEYS and _name_like(value):
+    if k in NAME_KEYS and _name_like(value) and _person_name_like(value):
         return "NAME"
     if k in ADDRESS_KEYS and len(value.strip()) >= 4:
         return "ADDRESS"
