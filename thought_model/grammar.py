@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Sequence
+from functools import lru_cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -323,28 +324,27 @@ def _substitute(value: Any, p: Perception, session: SessionState | None) -> Any:
     return SLOT_TOKEN_RE.sub(repl, value)
 
 
-def _check_plan(plan: ThoughtPlan, registry: dict[str, ToolSpec]) -> None:
-    seen: list[str] = []
-    for s in plan.steps:
-        if s.step_id in seen:
-            raise PlanParseError(f"duplicate step_id {s.step_id}")
-        if registry and s.tool not in registry:
-            raise PlanParseError(f"unknown tool {s.tool!r} in step {s.step_id}")
-        for d in s.dependencies:
-            if d not in seen:
-                raise PlanParseError(f"step {s.step_id} depends on {d}, which is not an earlier step")
-        for v in s.arguments.values():
-            for ref in (
-                [v]
-                if isinstance(v, str)
-                else [x for x in v if isinstance(x, str)]
-                if isinstance(v, list)
-                else []
-            ):
-                m = re.match(REF_PATTERN, ref)
-                if m and m.group(1) not in s.dependencies:
-                    raise PlanParseError(f"step {s.step_id} references {m.group(1)} without depending on it")
-        seen.append(s.step_id)
+@lru_cache(maxsize=16)
+def _plan_checker(schemas_json: str) -> Any:
+    from rust_validator import PlanChecker
+
+    return PlanChecker(json.loads(schemas_json))
+
+
+def _check_plan(plan: ThoughtPlan, tools: Sequence[ToolSpec] | None) -> None:
+    """The plan checks of ``rust_validator.PlanChecker`` (the one implementation, also run by the
+    loop and the server): step ids, dependencies on earlier steps only, references to listed
+    dependencies, known tools. Argument values are the loop's check (the grammar constrains them);
+    without ``tools`` only the structure is checked."""
+    schemas = {t.name: t.args_schema for t in tools or ()}
+    out = _plan_checker(json.dumps(schemas, sort_keys=True)).check(
+        plan.model_dump(mode="json", exclude_none=True)
+    )
+    skip = {"ARGUMENT_INVALID"} | (set() if tools else {"UNKNOWN_TOOL"})
+    errors = [e for e in out["errors"] if e["code"] not in skip]
+    if errors:
+        e = errors[0]
+        raise PlanParseError(f"plan check {e['code']} at {e['path']}: {e['message']}")
 
 
 def parse_output(
@@ -390,7 +390,7 @@ def parse_output(
         raise PlanParseError(
             f"output does not match the plan contract at {loc or '<root>'}: {first['msg']}"
         ) from None
-    _check_plan(plan, {t.name: t for t in tools} if tools else {})
+    _check_plan(plan, tools)
     return plan
 
 

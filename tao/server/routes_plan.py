@@ -2,7 +2,8 @@
 
 The plan engine is loaded in a background thread at startup (``/readyz`` reports it); until it is
 ready the endpoint answers 503. Every plan is stamped (``thought_id``, ``created_at``) and run
-through ``rust_validator.check_plan`` against the tool contracts before it is returned; a
+through the loop's plan check (:class:`tao.loop.plancheck.PlanValidator`, the Rust
+``PlanChecker``) against the tool contracts before it is returned; a
 malformed or unexecutable plan becomes a typed error, never a 200.
 """
 
@@ -20,10 +21,10 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tao.contracts import ErrorType, SessionState
+from tao.loop.plancheck import PlanValidator
 from tao.server.config import ServerConfig
 from tao.server.errors import ApiError
 from tao.server.metrics import ENGINE_READY, PLAN_RESULTS, STAGE_LATENCY, record_plan_stats
-from tao.server.plan_check import PlanValidator
 from tao.server.routes_core import add_readiness
 
 log = logging.getLogger("tao.server.plan")
@@ -121,6 +122,7 @@ _ERROR_STATUS = {ErrorType.BUDGET_EXHAUSTED: 504, ErrorType.TOOL_UNKNOWN: 422}
 def register(app: FastAPI, config: ServerConfig) -> None:
     holder = EngineHolder(config)
     validator = PlanValidator(config.domain().tools)
+    app.state.plan_validator = validator  # the same checker the loop uses (agreement test)
     app.state.plan_engine = holder
     if config.load_model:
         add_readiness(app, "plan_engine", holder.probe)
@@ -198,7 +200,7 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         else:
             t2 = time.perf_counter()
             plan_obj = result.output.stamped()
-            check = validator.check(plan_obj.model_dump(mode="json", exclude={"thought_id", "created_at"}))
+            check = validator.check(plan_obj)  # the loop's form of the plan (exclude_none)
             STAGE_LATENCY.labels(endpoint="/v1/plan", stage="check").observe(time.perf_counter() - t2)
             if not check["valid"]:
                 PLAN_RESULTS.labels(outcome="PLAN_INVALID").inc()

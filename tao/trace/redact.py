@@ -192,6 +192,8 @@ _PHONE_RES: tuple[tuple[re.Pattern[str], Callable[[str], bool] | None], ...] = (
     ),
     (re.compile(r"(?<![0-9A-Za-z+])[2-9][0-9]{2}[2-9][0-9]{6}(?![0-9A-Za-z])"), None),  # NANP, bare
 )
+_PHONE_PLAIN = re.compile("|".join(f"(?:{rx.pattern})" for rx, ok in _PHONE_RES if ok is None))
+"""The phone patterns without an extra check, as one pass."""
 _PHONE_CUE = re.compile(
     r"(?i)(?:电话|手机|座机|手机号|联系电话|tel|phone|mobile|cell|whatsapp|fax|传真)(?:\s*(?:号码|number|no\.?|#))?"
     r"\s*[:=是为]?\s*(\+?[0-9][0-9 ().-]{5,18}[0-9])(?![0-9])"
@@ -318,9 +320,16 @@ _KEY_PREFIXES = (
 )
 
 
+_SECRET_HINT = re.compile(
+    "|".join(re.escape(w) for w in _KEY_PREFIXES)
+    + "|(?i:"
+    + "|".join(re.escape(w) for w in _SECRET_WORDS)
+    + ")"
+)
+
+
 def _regex_spans(norm: str, digits: int) -> Iterator[Span]:
-    low = norm.lower()
-    if any(w in low for w in _SECRET_WORDS) or any(w in norm for w in _KEY_PREFIXES):
+    if _SECRET_HINT.search(norm):
         for rx, group in _API_KEY_RES:
             for m in rx.finditer(norm):
                 yield m.start(group), m.end(group), "API_KEY"
@@ -341,10 +350,13 @@ def _regex_spans(norm: str, digits: int) -> Iterator[Span]:
         for m in _CARD.finditer(norm):
             if _card_ok(m.group(0)) and not _business_id(norm, m.start()):
                 yield m.start(), m.end(), "BANK_CARD"
+    for m in _PHONE_PLAIN.finditer(norm):
+        yield m.start(), m.end(), "PHONE"
     for rx, ok in _PHONE_RES:
-        for m in rx.finditer(norm):
-            if ok is None or ok(m.group(0)):
-                yield m.start(), m.end(), "PHONE"
+        if ok is not None:
+            for m in rx.finditer(norm):
+                if ok(m.group(0)):
+                    yield m.start(), m.end(), "PHONE"
     for m in _PHONE_CUE.finditer(norm):
         if sum(c.isdigit() for c in m.group(1)) >= 7:
             yield m.start(1), m.end(1), "PHONE"
@@ -540,7 +552,7 @@ _PLAIN_ID = re.compile(r"[a-z0-9_./:-]*")
 
 
 def _maybe_key(text: str) -> bool:
-    return any(w in text for w in _SECRET_WORDS) or any(w in text for w in _KEY_PREFIXES)
+    return bool(_SECRET_HINT.search(text))
 
 
 @lru_cache(maxsize=8192)
