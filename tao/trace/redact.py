@@ -626,11 +626,27 @@ def redact(value: Any, *, known: Iterable[str] = (), _key: str | None = None) ->
     return value
 
 
+def _name_candidate(text: str) -> bool:
+    norm = _normalize(text)[0]
+    return bool(_EN_PAIR_HINT.search(norm) or _HAS_LOWER_CUE.search(norm) or _ZH_SURNAME_HINT().search(norm))
+
+
+@lru_cache(maxsize=1)
+def _ZH_SURNAME_HINT() -> re.Pattern[str]:
+    from thought_model.entities_lexicon import SURNAMES
+
+    names = set(SURNAMES.split("|")) | _ZH_COMPOUND
+    single = "".join(sorted(n for n in names if len(n) == 1))
+    return re.compile(rf"(?:{_ZH_SURNAMES}|[{single}])[{_CJK}]")
+
+
 @lru_cache(maxsize=1024)
 def perceived_names(text: str) -> tuple[str, ...]:
     """The NAME entities the perception step (:func:`thought_model.entities.perceive`) finds in a
     request, kept when they pass the name checks above (perception also tags capitalized words
     such as "Ticket"); the trajectory masks these literals wherever they reappear in its events."""
+    if len(text) > 2000 or not _name_candidate(text):
+        return ()  # perception (cold: ~3 s for its gazetteer) only where a name can be
     from thought_model.entities import perceive
 
     try:
