@@ -2,7 +2,8 @@
 
 Slow on CPU compared to the lean engine (per-step overhead of ``generate``), but simple and the
 reference for evaluation. ``HFPlanner(checkpoint).plan(request, session)`` returns a
-:class:`ThoughtPlan` or :class:`InsufficientContext`.
+:class:`ThoughtPlan`, an :class:`InsufficientContext` or a typed :class:`ErrorInfo` (per request,
+as the engines do).
 """
 
 from __future__ import annotations
@@ -15,10 +16,16 @@ from typing import Any
 
 import torch
 
-from tao.contracts import InsufficientContext, SessionState, ThoughtPlan, ToolSpec
+from tao.contracts import ErrorInfo, ErrorType, InsufficientContext, SessionState, ThoughtPlan, ToolSpec
 from tao.contracts.domain import Domain, Lexicon
 from thought_model.checkpoint import DEFAULT_CHECKPOINT, checkpoint_domain
-from thought_model.grammar import OutputGrammarCompiler, make_logits_processor, parse_output, request_slots
+from thought_model.grammar import (
+    OutputGrammarCompiler,
+    PlanParseError,
+    make_logits_processor,
+    parse_output,
+    request_slots,
+)
 from thought_model.prompt import EOS_TOKEN, PAD_TOKEN, PreparedPrompt, prepare_prompt
 
 
@@ -139,16 +146,54 @@ class HFPlanner:
     ):
         self.gen = HFPlanGenerator.load(checkpoint, tools, registry=registry)
 
-    def plan(self, request: str, session: SessionState | None = None) -> ThoughtPlan | InsufficientContext:
-        """Plan one request; raises :class:`thought_model.grammar.PlanParseError` on bad output."""
+    def plan(
+        self, request: str, session: SessionState | None = None
+    ) -> ThoughtPlan | InsufficientContext | ErrorInfo:
+        """Plan one request: a plan, an insufficient-context result, or a typed
+        :class:`~tao.contracts.ErrorInfo` (``LLM_OUTPUT_MALFORMED`` for output that does not parse,
+        ``PLAN_INVALID`` for a request that cannot be prepared) — never an exception for one bad
+        request, like the engines."""
         return self.plan_batch([request], [session])[0]
 
     def plan_batch(
         self, requests: Sequence[str], sessions: Sequence[SessionState | None]
-    ) -> list[ThoughtPlan | InsufficientContext]:
-        prepared = [self.gen.prepare(r, s) for r, s in zip(requests, sessions)]
-        outs = self.gen.generate_prepared(prepared, constrained=True)
-        return [
-            parse_output(text, p.perception, s, self.gen.tools, self.gen.lexicon)
-            for (text, _), p, s in zip(outs, prepared, sessions)
-        ]
+    ) -> list[ThoughtPlan | InsufficientContext | ErrorInfo]:
+        """One result per request, in order; a bad row is a typed error in its own slot and the
+        other rows of the batch are still planned."""
+        if len(requests) != len(sessions):
+            raise ValueError(f"{len(requests)} requests but {len(sessions)} sessions")
+        results: list[Any] = [None] * len(requests)
+        prepared: list[tuple[int, PreparedPrompt, SessionState | None]] = []
+        for i, (r, s) in enumerate(zip(requests, sessions)):
+            try:
+                prepared.append((i, self.gen.prepare(r, s), s))
+            except Exception as exc:  # perception failed on this request only
+                results[i] = ErrorInfo(
+                    error_type=ErrorType.PLAN_INVALID,
+                    message=f"cannot prepare the request: {type(exc).__name__}: {exc}"[:300],
+                )
+        if prepared:
+            try:
+                outs = self.gen.generate_prepared([p for _, p, _ in prepared], constrained=True)
+            except Exception:  # a failure in the batch: plan the rows one by one to isolate it
+                outs = []
+                for _, p, _ in prepared:
+                    try:
+                        outs.extend(self.gen.generate_prepared([p], constrained=True))
+                    except Exception as exc:
+                        outs.append(exc)
+            for (i, p, s), out in zip(prepared, outs):
+                if isinstance(out, Exception):
+                    results[i] = ErrorInfo(
+                        error_type=ErrorType.LLM_OUTPUT_MALFORMED,
+                        message=f"generation failed: {type(out).__name__}: {out}"[:300],
+                    )
+                    continue
+                try:
+                    results[i] = parse_output(out[0], p.perception, s, self.gen.tools, self.gen.lexicon)
+                except PlanParseError as exc:
+                    results[i] = ErrorInfo(
+                        error_type=ErrorType.LLM_OUTPUT_MALFORMED,
+                        message=f"the model's output is not a valid plan: {exc}"[:300],
+                    )
+        return results

@@ -10,7 +10,7 @@ import sys
 # subcommand -> (module, function, one-line help). The function takes argv (list[str]) -> int.
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "train": ("training.cli", "main", "train the plan model (tokenizer, data, model, eval)"),
-    "plan": ("thought_model.cli", "main", "print a ThoughtPlan for a request"),
+    "plan": ("tao.cli.plan_cli", "main", "print a resolved ThoughtPlan for a request"),
     "run": ("tao.cli.run_cli", "main", "run the whole TAO loop for a request and print the trajectory"),
     "serve": ("tao.server.cli", "main", "start the HTTP serving binary"),
     "bench": ("bench.__main__", "main", "run the benchmark suites and write the report"),

@@ -82,7 +82,7 @@ def test_a_checkpoint_picks_its_recorded_domain(tiny_ckpt) -> None:
 
 
 def test_tao_plan_uses_the_checkpoint_domain_without_a_flag(tiny_ckpt, capsys) -> None:
-    from thought_model.cli import main
+    from tao.cli.plan_cli import main
 
     rc = main(
         ["查询订单 202405011234567890 的状态", "--checkpoint", str(tiny_ckpt), "--now", "2026-05-01T09:00"]
@@ -118,7 +118,7 @@ def test_an_unimportable_domain_is_a_clear_error(tmp_path, monkeypatch, capsys) 
     ckpt = _copy_checkpoint(tmp_path / "lost", "no_such_domain_pkg_xyz:domain", None)
     with pytest.raises(DomainLoadError, match="no_such_domain_pkg_xyz"):
         checkpoint_domain(ckpt)
-    from thought_model.cli import main
+    from tao.cli.plan_cli import main
 
     assert main(["查询订单状态", "--checkpoint", str(ckpt)]) == 2
     assert "no_such_domain_pkg_xyz" in capsys.readouterr().err

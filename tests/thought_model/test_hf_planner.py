@@ -45,7 +45,7 @@ def test_default_checkpoint_plans(planner: HFPlanner) -> None:
 
 @pytest.mark.timeout(240)
 def test_tao_plan_cli_prints_a_valid_plan(capsys) -> None:
-    from thought_model.cli import main
+    from tao.cli.plan_cli import main
 
     assert main(["查询上个月的订单状态", "--now", "2026-11-29T10:00:00"]) == 0
     out = json.loads(capsys.readouterr().out)
