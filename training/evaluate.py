@@ -26,9 +26,12 @@ from training.dataset import read_jsonl, row_session
 from training.generate import SPLITS
 from training.metrics import SplitMetrics
 
-EXTERNAL_SPLITS = ("handwritten",)
+EXTERNAL_SPLITS = ("handwritten", "independent")
 """Hand-written evaluation sets a domain ships (``Domain.eval_sets``; the reference domain's live in
-``tao/domains/reference/eval_sets/``), not generated from templates."""
+``tao/domains/reference/eval_sets/``), not generated from templates. ``handwritten`` is in the
+generated-row format; ``independent`` in the case format, scored by :mod:`training.cases` (all its
+rows, ``--n`` does not cut it)."""
+CASE_SPLITS = ("independent",)
 EVAL_SPLITS = [s for s in SPLITS if s != "train"] + list(EXTERNAL_SPLITS)
 
 
@@ -86,6 +89,9 @@ def evaluate_checkpoint(cfg: EvalConfig) -> dict[str, Any]:
         path = split_path(cfg.data_dir, split, domain.eval_sets)
         if not path.exists():
             continue
+        if split in CASE_SPLITS:
+            report["splits"][split] = _case_split(path, gen, domain, cfg)
+            continue
         rows = read_jsonl(path, limit=cfg.n)
         m = SplitMetrics()
         t_split = time.time()
@@ -117,6 +123,33 @@ def evaluate_checkpoint(cfg: EvalConfig) -> dict[str, Any]:
     return report
 
 
+def _case_split(path: Path, gen: HFPlanGenerator, domain: Any, cfg: EvalConfig) -> dict[str, Any]:
+    """A case-format set scored by :func:`training.cases.score_cases` (constrained decoding)."""
+    from training.cases import generator_plan_fn, load_cases, score_cases
+
+    cases = load_cases(path)
+
+    def progress(i: int, n: int) -> None:
+        if cfg.progress:
+            print(f"  {path.stem}: {i}/{n}", flush=True)
+
+    summary = score_cases(
+        cases,
+        generator_plan_fn(gen, domain.tools, domain.lexicon),
+        domain.tools,
+        batch_size=cfg.batch_size,
+        progress=progress,
+    )
+    summary.pop("results", None)
+    summary["failures"] = summary["failures"][:8]
+    summary["format"] = "cases"
+    return summary
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{100 * v:.1f}%"
+
+
 def print_table(report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -144,11 +177,18 @@ def print_table(report: dict[str, Any]) -> None:
             v = s.get(key)
             vals.append("-" if v is None else (f"{v:.1f}" if key == "tokens_per_plan" else f"{100 * v:.1f}%"))
         t.add_row(split, str(s["n"]), *vals)
-    Console(width=160).print(t)
+    console = Console(width=160)
+    console.print(t)
+    for split, s in report["splits"].items():
+        if s.get("format") != "cases":
+            continue
+        for key in ("by_family", "by_variant", "by_lang", "by_steps"):
+            parts = [f"{k} {_pct(g['exact_match'])} ({g['n']})" for k, g in s[key].items()]
+            console.print(f"  {split} exact {key[3:]}: " + "  ".join(parts))
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m training.evaluate", description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--checkpoint", default=EvalConfig.checkpoint)
     ap.add_argument("--data-dir", default=EvalConfig.data_dir)
     ap.add_argument("--n", type=int, default=EvalConfig.n)

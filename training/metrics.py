@@ -15,6 +15,10 @@ def canonical(obj: dict[str, Any] | None) -> str | None:
     if obj is None:
         return None
     o = {k: v for k, v in obj.items() if k not in ("thought_id", "created_at") and v is not None}
+    if isinstance(o.get("steps"), list):  # unset optional step fields (resolved_from) are not content
+        o["steps"] = [
+            {k: v for k, v in s.items() if v is not None} if isinstance(s, dict) else s for s in o["steps"]
+        ]
     if "required_fields" in o:
         o["required_fields"] = sorted(o["required_fields"])
     return json.dumps(o, sort_keys=True, ensure_ascii=False)

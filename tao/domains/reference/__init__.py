@@ -14,7 +14,11 @@ from pathlib import Path
 
 from tao.contracts.domain import Domain
 
-EVAL_SETS = {"handwritten": Path(__file__).resolve().parent / "eval_sets" / "handwritten.jsonl"}
+_SETS = Path(__file__).resolve().parent / "eval_sets"
+EVAL_SETS = {
+    "handwritten": _SETS / "handwritten.jsonl",  # generated-row format
+    "independent": _SETS / "independent.jsonl",  # case format (training/cases.py)
+}
 
 
 @cache
