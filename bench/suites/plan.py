@@ -137,7 +137,7 @@ def run(quick: bool = False, checkpoint: Path | None = None) -> dict[str, Any]:
     import torch
 
     from bench.heldout import heldout_cases
-    from tao.server.plan_check import PlanValidator
+    from tao.loop.plancheck import PlanValidator
     from thought_model import int4
     from thought_model.engine.cpu import CpuEngine, CpuEngineConfig
     from thought_model.engine.decode import DecodeConfig

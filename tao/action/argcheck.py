@@ -1,29 +1,47 @@
-"""Argument validation before any call: structured errors naming field, expected and received."""
+"""Argument validation before any call: structured errors naming field, expected and received.
+
+The validator is the project's compiled ``rust_validator.SchemaValidator`` with its defaults
+(formats checked, lenient ``+08:00`` date-times), the same schema engine and options the Rust
+plan check applies to a plan's arguments, so a value the plan check accepted is not rejected
+here (and the reverse). This module only turns its errors into :class:`ErrorInfo`."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any
 
-import jsonschema_rs
 import orjson
 
+from rust_validator import SchemaValidator
 from tao.contracts import ErrorInfo, ErrorType
 
 
 @lru_cache(maxsize=512)
 def _validator(schema_json: bytes) -> Any:
-    return jsonschema_rs.validator_for(orjson.loads(schema_json))
+    return SchemaValidator(orjson.loads(schema_json))
 
 
-def _fragment(schema: dict[str, Any], path: list[Any]) -> Any:
-    cur: Any = schema
-    for p in path:
-        try:
-            cur = cur[p]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return cur
+def _tokens(pointer: str) -> list[str]:
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]] if pointer else []
+
+
+def _at(schema: Any, args: Any, pointer: str) -> tuple[Any, Any]:
+    """(schema fragment, instance value) at an instance pointer, following properties/items."""
+    frag, value = schema, args
+    for tok in _tokens(pointer):
+        if isinstance(value, dict):
+            value = value.get(tok)
+        elif isinstance(value, list) and tok.isdigit() and int(tok) < len(value):
+            value = value[int(tok)]
+        else:
+            value = None
+        if isinstance(frag, dict) and isinstance(frag.get("properties"), dict) and tok in frag["properties"]:
+            frag = frag["properties"][tok]
+        elif isinstance(frag, dict) and isinstance(frag.get("items"), dict) and tok.isdigit():
+            frag = frag["items"]
+        else:
+            frag = None
+    return frag, value
 
 
 def describe(schema: Any) -> str:
@@ -72,45 +90,60 @@ def validate_args(schema: dict[str, Any], args: Any) -> list[ErrorInfo]:
         ]
     v = _validator(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS))
     out: list[ErrorInfo] = []
-    for e in v.iter_errors(args):
-        pointer = "/" + "/".join(str(p) for p in e.instance_path) if e.instance_path else ""
-        keyword = e.schema_path[-1] if e.schema_path else ""
-        if keyword == "required":
-            missing = [r for r in _fragment(schema, list(e.schema_path)) or [] if r not in (e.instance or {})]
-            for name in missing or ["?"]:
-                prop = (schema.get("properties") or {}).get(name, {})
-                out.append(
-                    ErrorInfo(
-                        error_type=ErrorType.TOOL_ARGUMENT_INVALID,
-                        message=f"missing required argument '{name}'",
-                        field=f"{pointer}/{name}",
-                        expected=describe(prop),
-                        received="missing",
+    done: set[tuple[str, str]] = set()  # required/additionalProperties: one pass per object
+    try:
+        errors = v.errors(args)
+    except ValueError as exc:  # ValidationInputError: a value with no JSON form, NaN, too deep
+        return [
+            ErrorInfo(
+                error_type=ErrorType.TOOL_ARGUMENT_INVALID,
+                message=f"arguments are not a JSON document: {exc}",
+                field=getattr(exc, "pointer", "") or "",
+                expected="JSON values",
+                received=_received(str(args)),
+            )
+        ]
+    for e in errors:
+        pointer, keyword = e["path"], e["keyword"]
+        frag, value = _at(schema, args, pointer)
+        if keyword in ("required", "additionalProperties"):
+            if (pointer, keyword) in done:
+                continue
+            done.add((pointer, keyword))
+            props = (frag or {}).get("properties") or {}
+            present = value if isinstance(value, dict) else {}
+            if keyword == "required":
+                missing = [r for r in (frag or {}).get("required") or [] if r not in present]
+                for name in missing or ["?"]:
+                    out.append(
+                        ErrorInfo(
+                            error_type=ErrorType.TOOL_ARGUMENT_INVALID,
+                            message=f"missing required argument '{name}'",
+                            field=f"{pointer}/{name}",
+                            expected=describe(props.get(name, {})),
+                            received="missing",
+                        )
                     )
-                )
-            continue
-        if keyword == "additionalProperties":
-            allowed = sorted((schema.get("properties") or {}).keys())
-            extra = sorted(set(e.instance) - set(allowed)) if isinstance(e.instance, dict) else []
-            for name in extra:
-                out.append(
-                    ErrorInfo(
-                        error_type=ErrorType.TOOL_ARGUMENT_INVALID,
-                        message=f"unexpected argument '{name}'",
-                        field=f"{pointer}/{name}",
-                        expected="one of " + ", ".join(allowed),
-                        received=name,
+            else:
+                allowed = sorted(props)
+                for name in sorted(set(present) - set(allowed)):
+                    out.append(
+                        ErrorInfo(
+                            error_type=ErrorType.TOOL_ARGUMENT_INVALID,
+                            message=f"unexpected argument '{name}'",
+                            field=f"{pointer}/{name}",
+                            expected="one of " + ", ".join(allowed),
+                            received=name,
+                        )
                     )
-                )
             continue
-        frag = _fragment(schema, list(e.schema_path)[:-1])
         out.append(
             ErrorInfo(
                 error_type=ErrorType.TOOL_ARGUMENT_INVALID,
-                message=f"argument '{pointer.lstrip('/') or '(root)'}' is invalid: {e.message}",
+                message=f"argument '{pointer.lstrip('/') or '(root)'}' is invalid: {e['message']}",
                 field=pointer,
                 expected=describe(frag),
-                received=_received(e.instance),
+                received=_received(value),
             )
         )
     return out

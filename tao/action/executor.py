@@ -3,7 +3,8 @@
 Order (see DESIGN.md, 'Action'): permission gate → argument validation (no call on failure) →
 idempotency (key for non-idempotent tools, local dedup) → circuit breaker → call with timeout →
 retry with jitter (transient failures of idempotent tools only, at most the contract's budget) →
-fallback tool (breaker open or retries exhausted) → normalization and truncation. Nothing here
+fallback tool (breaker open or retries exhausted) → normalization and truncation. What is retried
+and what falls back is :mod:`tao.action.policy`, shared with the loop's self-correction. Nothing here
 raises for a tool's failure; every outcome is an ``ActionResult`` with a typed ``error_info``.
 """
 
@@ -24,26 +25,17 @@ from tao.action.http_tools import CallContext
 from tao.action.idempotency import IdempotencyStore, idempotency_key
 from tao.action.normalize import truncate
 from tao.action.permissions import Approver, check_permission
+from tao.action.policy import DEFAULT_JITTER_S, FALLBACK_ON, fallback_args, is_retryable, jitter, retry_budget
 from tao.action.registry import RegisteredTool, ToolRegistry
 from tao.contracts import ActionResult, ErrorInfo, ErrorType, ToolSpec
 
 log = logging.getLogger("tao.executor")
 
-TRANSIENT = frozenset(
-    {
-        ErrorType.TOOL_TIMEOUT,
-        ErrorType.TOOL_TRANSIENT,
-        ErrorType.TOOL_MALFORMED_RESPONSE,
-        ErrorType.RATE_LIMITED,
-    }
-)
-FALLBACK_ON = TRANSIENT | {ErrorType.TOOL_CIRCUIT_OPEN}
-
 
 @dataclass
 class ExecutorConfig:
     timeout_override_s: float | None = None  # global override of every contract's timeout_ms
-    jitter_s: tuple[float, float] = (0.1, 0.5)  # sleep before a retry
+    jitter_s: tuple[float, float] = DEFAULT_JITTER_S  # sleep before a retry
     max_retries: int | None = None  # global cap on the contracts' retry budgets
     breaker: BreakerConfig = field(default_factory=BreakerConfig)
     use_fallback: bool = True
@@ -147,9 +139,7 @@ class ToolExecutor:
     ) -> ActionResult:
         spec = reg.spec
         breaker = self.breakers.get(spec.name)
-        budget = spec.retry_budget if spec.idempotent else 0
-        if self.config.max_retries is not None:
-            budget = min(budget, self.config.max_retries)
+        budget = retry_budget(spec, self.config.max_retries)
         result: ActionResult | None = None
         attempts = 0
         if not breaker.allow():
@@ -172,7 +162,7 @@ class ToolExecutor:
                     break
                 result = await self._call_once(reg, args, ctx, key, attempts, timeout)
                 et = result.error_info.error_type if result.error_info else None
-                if et in TRANSIENT:
+                if is_retryable(et):
                     breaker.record_failure()
                 else:
                     breaker.record_success()  # success, or a 4xx: the service is up
@@ -180,8 +170,7 @@ class ToolExecutor:
                 if attempts > budget or not breaker.allow():
                     break
                 self.stats["retries"] += 1
-                lo, hi = self.config.jitter_s
-                await asyncio.sleep(self.rng.uniform(lo, hi))
+                await asyncio.sleep(jitter(self.rng, self.config.jitter_s))
             result = result.model_copy(update={"attempts": attempts})
         et = result.error_info.error_type if result.error_info else None
         if et in FALLBACK_ON and spec.fallback_tool and self.config.use_fallback and depth < 2:
@@ -233,10 +222,8 @@ class ToolExecutor:
         fb_spec = self.registry.spec(spec.fallback_tool or "")
         if fb_spec is None:
             return None
-        props = (fb_spec.args_schema.get("properties") or {}).keys()
-        fb_args = {k: v for k, v in args.items() if k in props}
         self.stats["fallbacks"] += 1
-        return await self.execute(fb_spec.name, fb_args, ctx, _fallback_depth=depth + 1)
+        return await self.execute(fb_spec.name, fallback_args(fb_spec, args), ctx, _fallback_depth=depth + 1)
 
     async def aclose(self) -> None:
         await self.registry.aclose()

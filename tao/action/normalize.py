@@ -2,8 +2,8 @@
 
 Bodies are parsed by content (not trusted headers alone): JSON objects/arrays, XML (to nested
 dicts), HTML (title + visible text), anything else is ``TOOL_MALFORMED_RESPONSE``. HTTP status
-codes map to the error taxonomy (504 → timeout, 429 → rate limited, other 5xx → transient,
-4xx → client error).
+codes map to the error taxonomy by :func:`tao.contracts.status_error_type` (408/504 → timeout,
+429 → rate limited, other 5xx → transient, 4xx → client error), the rule Rust embeds too.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from typing import Any
 
 import orjson
 
-from tao.contracts import ActionResult, ErrorInfo, ErrorType
+from tao.action.policy import is_retryable
+from tao.contracts import ActionResult, ErrorInfo, ErrorType, status_error_type
 
 _MAX_RAW_CHARS = 4000
 
@@ -26,38 +27,24 @@ def estimate_tokens(text: str) -> int:
 
 
 def status_error(code: int) -> ErrorInfo | None:
+    """``None`` for a 2xx, else the typed error (the type from :func:`status_error_type`, the one
+    rule shared with the Rust observation check; ``retryable`` from :mod:`tao.action.policy`)."""
     if 200 <= code < 300:
         return None
-    if code in (504, 408):
-        return ErrorInfo(
-            error_type=ErrorType.TOOL_TIMEOUT,
-            message=f"upstream timeout (HTTP {code})",
-            retryable=True,
-            received=str(code),
-        )
-    if code == 429:
-        return ErrorInfo(
-            error_type=ErrorType.RATE_LIMITED,
-            message="rate limited (HTTP 429)",
-            retryable=True,
-            received="429",
-        )
-    if code >= 500:
-        return ErrorInfo(
-            error_type=ErrorType.TOOL_TRANSIENT,
-            message=f"server error (HTTP {code})",
-            retryable=True,
-            received=str(code),
-        )
-    if code in (401, 403):
-        return ErrorInfo(
-            error_type=ErrorType.TOOL_CLIENT_ERROR,
-            message=f"not authorized (HTTP {code}); this is an error, not an empty result",
-            received=str(code),
-        )
-    return ErrorInfo(
-        error_type=ErrorType.TOOL_CLIENT_ERROR, message=f"client error (HTTP {code})", received=str(code)
-    )
+    et = status_error_type(code)
+    if et is ErrorType.TOOL_TIMEOUT:
+        message = f"upstream timeout (HTTP {code})"
+    elif et is ErrorType.RATE_LIMITED:
+        message = f"rate limited (HTTP {code})"
+    elif et is ErrorType.TOOL_TRANSIENT:
+        message = f"server error (HTTP {code})"
+    elif code in (401, 403):
+        message = f"not authorized (HTTP {code}); this is an error, not an empty result"
+    elif et is ErrorType.TOOL_CLIENT_ERROR:
+        message = f"client error (HTTP {code})"
+    else:
+        message = f"unexpected HTTP status {code}"
+    return ErrorInfo(error_type=et, message=message, retryable=is_retryable(et), received=str(code))
 
 
 def _xml_to_obj(el: ET.Element) -> Any:

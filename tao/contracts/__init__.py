@@ -13,6 +13,7 @@ from tao.contracts.plan import (
     SessionState,
     ThoughtPlan,
 )
+from tao.contracts.status import RunStatus, StepStatus, status_error_type
 from tao.contracts.tools import CostLevel, Normalization, ObservationRule, Permission, ToolSpec
 from tao.contracts.trajectory import EventKind, TrajectoryEvent
 
@@ -35,8 +36,11 @@ __all__ = [
     "Permission",
     "PlanOutput",
     "PlanStep",
+    "RunStatus",
     "SessionState",
+    "StepStatus",
     "ThoughtPlan",
     "ToolSpec",
     "TrajectoryEvent",
+    "status_error_type",
 ]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class ErrorType(str, Enum):
-    """Error taxonomy shared by the executor, the validator and the self-correction machine."""
+class ErrorType(StrEnum):
+    """Error taxonomy shared by the executor, the validator and the self-correction machine.
+
+    The one definition: exported to ``schemas/contract_constants.json``, which ``rust_validator``
+    embeds. A ``StrEnum``, so ``str()``/f-strings give the value."""
 
     TOOL_TIMEOUT = "TOOL_TIMEOUT"
     TOOL_TRANSIENT = "TOOL_TRANSIENT"  # 5xx, connection reset

@@ -19,6 +19,7 @@ from tao.contracts import (
     ToolSpec,
     TrajectoryEvent,
 )
+from tao.contracts.status import shared_constants
 
 MODELS: dict[str, type[BaseModel]] = {
     "tool_spec": ToolSpec,
@@ -30,6 +31,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "observation_result": ObservationResult,
     "trajectory_event": TrajectoryEvent,
 }
+CONSTANTS_FILE = "contract_constants.json"
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "schemas"
 
 
@@ -40,6 +42,8 @@ def render() -> dict[str, str]:
         schema = model.model_json_schema()
         schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": f"tao:{name}", **schema}
         out[f"{name}.json"] = json.dumps(schema, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    # Error types, status values and the step-reference pattern, embedded by rust_validator.
+    out[CONSTANTS_FILE] = json.dumps(shared_constants(), indent=2, ensure_ascii=False) + "\n"
     return out
 
 
@@ -62,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"stale schemas (run `python -m tao.contracts.export`): {', '.join(stale)}", file=sys.stderr)
         return 1
     if not args.check:
-        print(f"wrote {len(MODELS)} schemas to {target}")
+        print(f"wrote {len(MODELS)} schemas and {CONSTANTS_FILE} to {target}")
     return 0
 
 

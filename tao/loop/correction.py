@@ -1,7 +1,8 @@
 """The self-correction state machine: error type → handler → bounded action.
 
 Detection is rule-based (the executor's and the observation layer's typed errors); each error
-type has one handler (DESIGN.md, 'Self-correction'):
+type has one handler (DESIGN.md, 'Self-correction'); which types are retried is the shared retry
+policy of :mod:`tao.action.policy`:
 
 =========================  ===========================  =======================================
 error type                 handler                      actions, in order (each at most once)
@@ -27,14 +28,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from tao.action.argcheck import validate_args
-from tao.contracts import ErrorType, ToolSpec
+from tao.action.policy import RETRYABLE
+from tao.contracts import ErrorType, StepStatus, ToolSpec
 
 
-class Action(str, Enum):
+class Action(StrEnum):
     RETRY = "retry"
     FALLBACK = "fallback"
     REPAIR = "repair"
@@ -46,10 +48,7 @@ class Action(str, Enum):
 
 
 HANDLERS: dict[ErrorType, str] = {
-    ErrorType.TOOL_TIMEOUT: "retry_then_fallback",
-    ErrorType.TOOL_TRANSIENT: "retry_then_fallback",
-    ErrorType.TOOL_MALFORMED_RESPONSE: "retry_then_fallback",
-    ErrorType.RATE_LIMITED: "retry_then_fallback",
+    **dict.fromkeys(sorted(RETRYABLE), "retry_then_fallback"),  # the retry policy, tao.action.policy
     ErrorType.TOOL_CIRCUIT_OPEN: "fallback_or_fail",
     ErrorType.TOOL_ARGUMENT_INVALID: "repair_or_ask_user",
     ErrorType.TOOL_SCHEMA_VIOLATION: "repair_or_ask_user",
@@ -65,11 +64,11 @@ HANDLERS: dict[ErrorType, str] = {
     ErrorType.DEPENDENCY_MISSING: "fail",
     ErrorType.BUDGET_EXHAUSTED: "fail",
 }
-TERMINAL_STATUS = {
-    Action.ASK_USER: "needs_user",
-    Action.ESCALATE: "needs_user",
-    Action.NEED_APPROVAL: "needs_approval",
-    Action.FAIL: "failed",
+TERMINAL_STATUS: dict[Action, StepStatus] = {
+    Action.ASK_USER: StepStatus.NEEDS_USER,
+    Action.ESCALATE: StepStatus.NEEDS_USER,
+    Action.NEED_APPROVAL: StepStatus.NEEDS_APPROVAL,
+    Action.FAIL: StepStatus.FAILED,
 }
 
 
@@ -89,7 +88,7 @@ class StepCorrector:
     retries: int = 0
     fallbacks: int = 0
     repairs: int = 0
-    history: list[tuple[str, str]] = field(default_factory=list)
+    history: list[tuple[ErrorType, Action]] = field(default_factory=list)
 
     def _fallback_ok(self) -> bool:
         return bool(self.spec and self.spec.fallback_tool) and self.fallbacks < self.budget.fallbacks
@@ -122,7 +121,7 @@ class StepCorrector:
             self.fallbacks += 1
         elif action is Action.REPAIR:
             self.repairs += 1
-        self.history.append((error_type.value, action.value))
+        self.history.append((error_type, action))
         return action
 
 

@@ -20,11 +20,21 @@ from opentelemetry.trace import Tracer
 
 from tao.action.executor import ToolExecutor
 from tao.action.permissions import Approver
-from tao.contracts import ErrorInfo, ErrorType, EventKind, InsufficientContext, SessionState, ThoughtPlan
+from tao.contracts import (
+    ErrorInfo,
+    ErrorType,
+    EventKind,
+    InsufficientContext,
+    RunStatus,
+    SessionState,
+    StepStatus,
+    ThoughtPlan,
+)
 from tao.loop.correction import HANDLERS, CorrectionBudget
 from tao.loop.plancheck import PlanValidator
 from tao.loop.planner import Planner, PlanOutcome
 from tao.loop.report import RunReport, StepRecord
+from tao.loop.resolve import ResolveError, for_check, resolve_plan
 from tao.loop.session import SessionStore
 from tao.loop.steps import StepRunner
 from tao.observe.observer import Observer
@@ -174,7 +184,7 @@ class TaoLoop:
         self, request: str, session: SessionState, traj: Trajectory, stages: _Stages, deadline: float
     ) -> tuple[ThoughtPlan | None, list[str], RunReport | None]:
         strict = False
-        last_error: tuple[str, str] = ("LLM_OUTPUT_MALFORMED", "no plan")
+        last_error: tuple[ErrorType, str] = (ErrorType.LLM_OUTPUT_MALFORMED, "no plan")
         for attempt in range(1 + self.config.max_replans):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -182,7 +192,10 @@ class TaoLoop:
                     None,
                     [],
                     self._stop(
-                        traj, "failed", "BUDGET_EXHAUSTED", "wall-time budget exhausted while planning"
+                        traj,
+                        RunStatus.FAILED,
+                        ErrorType.BUDGET_EXHAUSTED,
+                        "wall-time budget exhausted while planning",
                     ),
                 )
             traj.emit(EventKind.MODEL_REQUEST, attempt=attempt, strict=strict, planner=self.planner.name)
@@ -203,7 +216,12 @@ class TaoLoop:
                     return (
                         None,
                         [],
-                        self._stop(traj, "failed", "BUDGET_EXHAUSTED", "planner missed the wall-time budget"),
+                        self._stop(
+                            traj,
+                            RunStatus.FAILED,
+                            ErrorType.BUDGET_EXHAUSTED,
+                            "planner missed the wall-time budget",
+                        ),
                     )
                 except Exception as exc:  # a crashing engine is a malformed model output, not a 500
                     out = PlanOutcome(
@@ -226,8 +244,8 @@ class TaoLoop:
                 )
                 rep = self._stop(
                     traj,
-                    "needs_user",
-                    "INSUFFICIENT_CONTEXT",
+                    RunStatus.NEEDS_USER,
+                    ErrorType.INSUFFICIENT_CONTEXT,
                     "the request lacks: " + ", ".join(out.output.required_fields),
                 )
                 rep.required_fields = list(out.output.required_fields)
@@ -235,7 +253,7 @@ class TaoLoop:
             if out.output is None or out.error is not None:
                 err = out.error
                 last_error = (
-                    err.error_type.value if err else "LLM_OUTPUT_MALFORMED",
+                    err.error_type if err else ErrorType.LLM_OUTPUT_MALFORMED,
                     err.message if err else "no plan",
                 )
                 traj.emit(
@@ -248,10 +266,14 @@ class TaoLoop:
                     plan=plan.model_dump(mode="json", exclude_none=True),
                     stats=out.stats,
                 )
-                errors, order, et = self.plan_validator.classify(plan)
+                try:  # resolved values (time symbols, one step per day) are what the check sees
+                    plan = resolve_plan(plan, session, self.executor.registry.args_schemas())
+                    errors, order, et = self.plan_validator.classify(for_check(plan))
+                except ResolveError as exc:
+                    errors, order, et = [str(exc)], [], ErrorType.PLAN_INVALID
                 if et is None:
                     return plan, order, None
-                last_error = (et.value, "; ".join(errors[:5]))
+                last_error = (et, "; ".join(errors[:5]))
                 traj.emit(
                     EventKind.ERROR,
                     error_type=et.value,
@@ -262,14 +284,14 @@ class TaoLoop:
                 traj.emit(
                     EventKind.CORRECTION,
                     error_type=last_error[0],
-                    handler=_handler_name(last_error[0]),
+                    handler=HANDLERS.get(last_error[0], "fail"),
                     action="replan",
                     strict=True,
                 )
                 strict = True
-        return None, [], self._stop(traj, "failed", last_error[0], last_error[1])
+        return None, [], self._stop(traj, RunStatus.FAILED, last_error[0], last_error[1])
 
-    def _stop(self, traj: Trajectory, status: str, error_type: str, message: str) -> RunReport:
+    def _stop(self, traj: Trajectory, status: RunStatus, error_type: ErrorType, message: str) -> RunReport:
         traj.emit(EventKind.ERROR, error_type=error_type, message=message)
         return RunReport(
             trace_id=traj.trace_id,
@@ -287,16 +309,15 @@ class TaoLoop:
     def _final(
         self, traj: Trajectory, plan: ThoughtPlan, steps: list[StepRecord], stages: _Stages
     ) -> RunReport:
-        answer = {s.step_id: s.extracted for s in steps if s.status == "ok"}
-        status, error_type, message = "success", None, "all steps succeeded"
-        failing = [s for s in steps if s.status != "ok"]
+        answer = {s.step_id: s.extracted for s in steps if s.status is StepStatus.OK}
+        status, error_type, message = RunStatus.SUCCESS, None, "all steps succeeded"
+        failing = [s for s in steps if s.status is not StepStatus.OK]
         if failing:
-            rank = {"needs_approval": 0, "needs_user": 1, "failed": 2, "skipped": 3}
-            root = next((s for s in failing if s.status != "skipped"), failing[0])
-            worst = min(failing, key=lambda s: rank.get(s.status, 9))
-            status = worst.status if worst.status in ("needs_approval", "needs_user") else "failed"
-            error_type = (worst if status != "failed" else root).error_type
-            message = (worst if status != "failed" else root).message
+            root = next((s for s in failing if s.status is not StepStatus.SKIPPED), failing[0])
+            worst = min(failing, key=lambda s: _RANK.get(s.status, 9))
+            status = _STOP_STATUS.get(worst.status, RunStatus.FAILED)
+            error_type = (worst if status is not RunStatus.FAILED else root).error_type
+            message = (worst if status is not RunStatus.FAILED else root).message
         return RunReport(
             trace_id=traj.trace_id,
             thought_id=traj.thought_id,
@@ -312,8 +333,8 @@ class TaoLoop:
         )
 
 
-def _handler_name(error_type: str) -> str:
-    try:
-        return HANDLERS.get(ErrorType(error_type), "fail")
-    except ValueError:
-        return "fail"
+_RANK = {StepStatus.NEEDS_APPROVAL: 0, StepStatus.NEEDS_USER: 1, StepStatus.FAILED: 2, StepStatus.SKIPPED: 3}
+_STOP_STATUS = {
+    StepStatus.NEEDS_APPROVAL: RunStatus.NEEDS_APPROVAL,
+    StepStatus.NEEDS_USER: RunStatus.NEEDS_USER,
+}

@@ -1,98 +1,80 @@
-"""Plan check before any action: the Rust ``PlanChecker`` when built, else the same rules in Python.
+"""Plan check before any action: ``rust_validator.PlanChecker``, the only implementation.
 
-Rules: known tools, unique step ids, dependencies name existing steps with no cycle, every
-reference ``${tN.x}`` names a step listed in ``dependencies``, arguments valid against the tool's
-argument schema (which accepts references and time symbols). Returns ``(errors, order)``; the
-Python rules are also the reference the Rust checker is tested against.
+The loop (:meth:`PlanValidator.classify`) and the server (``POST /v1/plan``,
+:meth:`PlanValidator.check`) use this one class, compiled once per registry, so they cannot
+disagree (``tests/tao/observe/test_agreement.py``). The rules are the Rust core's
+(``rust_validator/src/plan.rs``): the ThoughtPlan schema, unique step ids, dependencies that name
+*earlier* steps of the plan (a forward, self or unknown dependency is an error, so is a cycle),
+known tools, arguments valid against the tool's argument schema (a step reference stands in for a
+run-time value), and every reference ``${tN.x}`` naming a listed dependency. There is no Python
+copy (the removed one let a forward dependency pass).
+
+Verdict: no errors → valid; every error ``UNKNOWN_TOOL`` → ``TOOL_UNKNOWN``; else ``PLAN_INVALID``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 import orjson
 
-from tao.action.argcheck import validate_args
-from tao.action.refs import refs_in
-from tao.contracts import ErrorType, ThoughtPlan
+from rust_validator import PlanChecker, ValidationInputError
+from tao.contracts import ErrorType, ThoughtPlan, ToolSpec
 
-try:
-    from rust_validator import PlanChecker as _RustPlanChecker  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - depends on the build
-    _RustPlanChecker = None
-
-
-def _py_check(plan: ThoughtPlan, schemas: dict[str, dict[str, Any]]) -> tuple[list[str], list[str]]:
-    errors: list[str] = []
-    ids = [s.step_id for s in plan.steps]
-    if len(set(ids)) != len(ids):
-        errors.append("duplicate step_id")
-    known = set(ids)
-    for s in plan.steps:
-        if s.tool not in schemas:
-            errors.append(f"{s.step_id}: unknown tool '{s.tool}'")
-        for d in s.dependencies:
-            if d not in known or d == s.step_id:
-                errors.append(f"{s.step_id}: dependency '{d}' is not another step of the plan")
-        for ref_step, path in refs_in(s.arguments):
-            if ref_step not in s.dependencies:
-                errors.append(f"{s.step_id}: reference ${{{ref_step}.{path}}} to a step not in dependencies")
-        if s.tool in schemas:
-            for e in validate_args(schemas[s.tool], s.arguments):
-                errors.append(f"{s.step_id}: {e.message}")
-    order: list[str] = []
-    deps = {s.step_id: [d for d in s.dependencies if d in known] for s in plan.steps}
-    while len(order) < len(deps):
-        ready = [k for k, v in deps.items() if k not in order and all(d in order for d in v)]
-        if not ready:
-            errors.append("dependency cycle among " + ", ".join(sorted(set(deps) - set(order))))
-            break
-        order.extend(ready)
-    return errors, order
+UNKNOWN_TOOL = "UNKNOWN_TOOL"
 
 
 @lru_cache(maxsize=32)
 def _compiled(schemas_json: bytes) -> Any:
     """Compiling a registry costs tens of milliseconds: one compiled checker per registry."""
-    try:
-        return _RustPlanChecker(orjson.loads(schemas_json))
-    except Exception:  # an unexpected native failure falls back to the Python rules
-        return None
+    return PlanChecker(orjson.loads(schemas_json))
+
+
+def _args_schemas(tools: Mapping[str, dict[str, Any]] | Sequence[ToolSpec] | None) -> dict[str, Any]:
+    if tools is None:  # a library default: the reference domain (the server passes its own)
+        from tao.domains import reference_domain
+
+        tools = reference_domain().tools
+    if isinstance(tools, Mapping):
+        return dict(tools)
+    return {spec.name: spec.args_schema for spec in tools}
 
 
 class PlanValidator:
-    """Checks plans against a registry's argument schemas."""
+    """Checks plans against a registry: ``{tool: args schema}`` or a sequence of ToolSpecs."""
 
-    def __init__(self, schemas: dict[str, dict[str, Any]], prefer_rust: bool = True) -> None:
-        self.schemas = schemas
-        self._rust = None
-        if prefer_rust and _RustPlanChecker is not None:
-            self._rust = _compiled(orjson.dumps(schemas, option=orjson.OPT_SORT_KEYS))
-        self.backend = "rust" if self._rust is not None else "python"
+    backend = "rust"
 
-    def classify(self, plan: ThoughtPlan) -> tuple[list[str], list[str], ErrorType | None]:
-        """(errors, order, error type): TOOL_UNKNOWN when every error is an unknown tool, else
-        PLAN_INVALID; None when the plan is valid."""
-        errors, order = self.check(plan)
-        if not errors:
-            return errors, order, None
-        unknown = {s.step_id for s in plan.steps if s.tool not in self.schemas}
-        only_unknown = bool(unknown) and all(
-            "tool" in e and ("unknown" in e or "no tool" in e) for e in errors
-        )
-        return errors, order, ErrorType.TOOL_UNKNOWN if only_unknown else ErrorType.PLAN_INVALID
+    def __init__(self, tools: Mapping[str, dict[str, Any]] | Sequence[ToolSpec] | None = None) -> None:
+        self.schemas = _args_schemas(tools)
+        self.tool_names = frozenset(self.schemas)
+        self._checker = _compiled(orjson.dumps(self.schemas, option=orjson.OPT_SORT_KEYS))
 
-    def check(self, plan: ThoughtPlan) -> tuple[list[str], list[str]]:
-        if self._rust is None:
-            return _py_check(plan, self.schemas)
+    def check(self, plan: ThoughtPlan | dict[str, Any]) -> dict[str, Any]:
+        """The checker's result ``{"valid", "errors": [{"path", "code", "message"}], "order"}``;
+        a document the checker refuses to read is one ``INPUT`` error."""
+        doc = plan.model_dump(mode="json", exclude_none=True) if isinstance(plan, ThoughtPlan) else plan
         try:
-            out = self._rust.check(plan.model_dump(mode="json", exclude_none=True))
-        except ValueError as exc:
-            return [f"plan rejected by the checker: {exc}"], []
-        errors = [
-            e if isinstance(e, str) else f"{e.get('path', '')}: {e.get('message', e)}".lstrip(": ")
-            for e in out.get("errors", [])
-        ]
-        order = list(out.get("order") or [s.step_id for s in plan.steps])
-        return errors, order
+            return dict(self._checker.check(doc))
+        except ValidationInputError as exc:
+            return {
+                "valid": False,
+                "errors": [{"path": "", "code": "INPUT", "message": str(exc)}],
+                "order": [],
+            }
+
+    def classify(self, plan: ThoughtPlan | dict[str, Any]) -> tuple[list[str], list[str], ErrorType | None]:
+        """(error messages, order, error type); the type is None when the plan is valid."""
+        out = self.check(plan)
+        errors = out.get("errors") or []
+        if not errors:
+            return [], list(out.get("order") or []), None
+        messages = [f"{e['path']}: {e['message']}".lstrip(": ") for e in errors]
+        only_unknown = all(e.get("code") == UNKNOWN_TOOL for e in errors)
+        return (
+            messages,
+            list(out.get("order") or []),
+            ErrorType.TOOL_UNKNOWN if only_unknown else ErrorType.PLAN_INVALID,
+        )

@@ -1,19 +1,21 @@
-"""The result of one loop run (what ``tao run --json`` prints and ``POST /v1/run`` returns)."""
+"""The result of one loop run (what ``tao run --json`` prints and ``POST /v1/run`` returns).
+
+Statuses and error types are the contracts' enums (``StrEnum``: they serialize as their values)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tao.contracts import TrajectoryEvent
+from tao.contracts import ErrorType, RunStatus, StepStatus, TrajectoryEvent
 
 
 @dataclass
 class StepRecord:
     step_id: str
     tool: str
-    status: str = "pending"  # ok | failed | skipped | needs_user | needs_approval
-    error_type: str | None = None
+    status: StepStatus = StepStatus.PENDING
+    error_type: ErrorType | None = None
     message: str = ""
     arguments: dict[str, Any] = field(default_factory=dict)  # as resolved (refs, time symbols)
     extracted: dict[str, Any] = field(default_factory=dict)
@@ -30,8 +32,8 @@ class StepRecord:
 class RunReport:
     trace_id: str
     thought_id: str | None
-    status: str  # success | failed | needs_user | needs_approval
-    error_type: str | None
+    status: RunStatus
+    error_type: ErrorType | None
     answer: dict[str, Any]
     stages_ms: dict[str, float]
     steps: list[StepRecord]

@@ -1,5 +1,8 @@
 """Executing a checked plan: the DAG scheduler and the per-step action → observation → correction
-cycle (used by :class:`tao.loop.loop.TaoLoop`)."""
+cycle (used by :class:`tao.loop.loop.TaoLoop`). Retry pauses, what is repairable and what a
+fallback is called with come from :mod:`tao.action.policy`; the observation is the Rust check
+(:mod:`tao.observe.observer`), to which the loop adds only its own policy: the echo cross-check
+(:func:`consistency_errors`) and the ``min_confidence`` floor."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from opentelemetry.propagate import inject
 
 from tao.action.executor import ExecContext, ToolExecutor
 from tao.action.permissions import Approver
+from tao.action.policy import REPAIRABLE, fallback_args, jitter
 from tao.action.refs import MissingDependency, StepOutput, resolve_refs
 from tao.contracts import (
     ActionResult,
@@ -20,6 +24,7 @@ from tao.contracts import (
     ObservationResult,
     PlanStep,
     SessionState,
+    StepStatus,
     ThoughtPlan,
 )
 from tao.contracts.timeexpr import TimeSymbolError, resolve_times
@@ -88,7 +93,7 @@ class StepRunner:
             t.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
         for rec in self.records.values():
-            if rec.status == "pending":
+            if rec.status is StepStatus.PENDING:
                 self._fail(
                     rec,
                     ErrorType.BUDGET_EXHAUSTED,
@@ -96,8 +101,10 @@ class StepRunner:
                 )
         return [self.records[s.step_id] for s in plan.steps]
 
-    def _fail(self, rec: StepRecord, et: ErrorType, message: str, status: str = "failed") -> None:
-        rec.status, rec.error_type, rec.message = status, et.value, message
+    def _fail(
+        self, rec: StepRecord, et: ErrorType, message: str, status: StepStatus = StepStatus.FAILED
+    ) -> None:
+        rec.status, rec.error_type, rec.message = status, et, message
         self.traj.emit(
             EventKind.ERROR, step_id=rec.step_id, tool=rec.tool, error_type=et.value, message=message
         )
@@ -107,13 +114,13 @@ class StepRunner:
         try:
             for d in step.dependencies:
                 await done[d].wait()
-            bad = [d for d in step.dependencies if self.records[d].status != "ok"]
+            bad = [d for d in step.dependencies if self.records[d].status is not StepStatus.OK]
             if bad:
                 self._fail(
                     rec,
                     ErrorType.DEPENDENCY_MISSING,
                     f"input never arrived: dependency {', '.join(bad)} did not succeed",
-                    "skipped",
+                    StepStatus.SKIPPED,
                 )
                 return
             try:
@@ -122,7 +129,7 @@ class StepRunner:
                 self._fail(rec, ErrorType.DEPENDENCY_MISSING, f"input never arrived: {exc}")
                 return
             except TimeSymbolError as exc:
-                self._fail(rec, ErrorType.TOOL_ARGUMENT_INVALID, str(exc), "needs_user")
+                self._fail(rec, ErrorType.TOOL_ARGUMENT_INVALID, str(exc), StepStatus.NEEDS_USER)
                 return
             rec.arguments = args
             async with self.sem:
@@ -225,7 +232,7 @@ class StepRunner:
             rec.attempts += result.attempts
             rec.confidence = obs.confidence_score
             if obs.valid:
-                rec.status, rec.extracted, rec.tool_used = "ok", dict(obs.extracted_data), tool
+                rec.status, rec.extracted, rec.tool_used = StepStatus.OK, dict(obs.extracted_data), tool
                 rec.error_type, rec.message = None, "ok"
                 rec.from_fallback = result.from_fallback or (step.tool if tool != step.tool else None)
                 rec.deduplicated = result.attempts == 0
@@ -237,7 +244,7 @@ class StepRunner:
             spec = reg.spec(tool)
             if action is Action.REPAIR:
                 # input the contract rejected, or a 4xx the service answered: try a safe fix of the input
-                fixable = et in (ErrorType.TOOL_ARGUMENT_INVALID, ErrorType.TOOL_CLIENT_ERROR)
+                fixable = et in REPAIRABLE
                 fixed = repair_arguments(spec, args) if spec and fixable else None
                 if fixed is None:
                     action = Action.ASK_USER
@@ -256,25 +263,22 @@ class StepRunner:
             )
             rec.corrections.append(f"{et.value}->{action.value}")
             if action is Action.RETRY:
-                lo, hi = self.config.retry_jitter_s
-                await asyncio.sleep(self.rng.uniform(lo, hi))
+                await asyncio.sleep(jitter(self.rng, self.config.retry_jitter_s))
                 tag = f"-r{corrector.retries}"
                 continue
             if (
                 action is Action.FALLBACK
                 and spec is not None
                 and spec.fallback_tool
-                and reg.spec(spec.fallback_tool)
+                and (fb := reg.spec(spec.fallback_tool)) is not None
             ):
-                fb = reg.spec(spec.fallback_tool)
-                props = (fb.args_schema.get("properties") or {}).keys()
-                args = {k: v for k, v in args.items() if k in props}
+                args = fallback_args(fb, args)
                 tool, tag = fb.name, "-fb"
                 continue
             if action is Action.REPAIR:
                 continue
-            rec.status = TERMINAL_STATUS.get(action, "failed")
-            rec.error_type, rec.message = et.value, message
+            rec.status = TERMINAL_STATUS.get(action, StepStatus.FAILED)
+            rec.error_type, rec.message = et, message
             if err := result.error_info:
                 if err.field:
                     rec.message += f" (field {err.field}: expected {err.expected}, received {err.received})"

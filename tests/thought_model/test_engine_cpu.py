@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from tao.contracts import ErrorType, ThoughtPlan
-from tao.server.plan_check import PlanValidator
+from tao.loop.plancheck import PlanValidator
 from thought_model.engine.base import PlanRequest
 from thought_model.engine.codec import GenericCodec
 from thought_model.engine.cpu import CpuEngine, CpuEngineConfig

@@ -121,17 +121,17 @@ def test_parse_output_substitutes_slots_and_me() -> None:
         (
             '{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"get_logistics",'
             '"arguments":{"order_id":"${t2.order_id}"},"dependencies":[]}]}',
-            "references t2",
+            "REFERENCE_NOT_DEPENDENCY",
         ),
         (
             '{"version":"1.0","intent":"a_b","steps":[{"step_id":"t1","tool":"nope_tool",'
             '"arguments":{},"dependencies":[]}]}',
-            "unknown tool",
+            "UNKNOWN_TOOL",
         ),
         (
             '{"version":"1.0","intent":"a_b","steps":[{"step_id":"t2","tool":"get_order_status",'
             '"arguments":{},"dependencies":["t2"]}]}',
-            "not an earlier step",
+            "SELF_DEPENDENCY",
         ),
         ('{"version":"1.0","intent":"a_b","steps":[]}', "plan contract"),
     ],

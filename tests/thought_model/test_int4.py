@@ -68,7 +68,7 @@ def test_our_unpacking_equals_compressed_tensors_decompression(exported):
 
 
 def test_engine_runs_on_dequantized_reference(exported, tmp_path):
-    from tao.server.plan_check import PlanValidator
+    from tao.loop.plancheck import PlanValidator
     from thought_model.engine.base import PlanRequest
     from thought_model.engine.codec import GenericCodec
     from thought_model.engine.cpu import CpuEngine
