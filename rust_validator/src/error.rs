@@ -106,3 +106,51 @@ pub fn escape_token(token: &str, out: &mut String) {
         }
     }
 }
+
+/// `schemas/contract_constants.json`, exported from the Python contracts (`tao schemas`): the
+/// error types, step/run statuses, the step-reference pattern and the HTTP status → error type
+/// examples. Python is the source; Rust embeds it and the tests below fail on drift.
+pub const CONTRACT_CONSTANTS: &str = include_str!("../../schemas/contract_constants.json");
+
+/// One string field of [`CONTRACT_CONSTANTS`] (panics only if the embedded file is broken, which
+/// the unit tests rule out).
+pub fn contract_constant(key: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(CONTRACT_CONSTANTS).expect("contract_constants.json is JSON");
+    v[key].as_str().unwrap_or_else(|| panic!("contract_constants.json has no string {key:?}")).to_owned()
+}
+
+#[cfg(test)]
+mod constants_tests {
+    use super::*;
+    use crate::observation::{status_error, ErrorType};
+    use serde_json::Value;
+
+    fn constants() -> Value {
+        serde_json::from_str(CONTRACT_CONSTANTS).unwrap()
+    }
+
+    #[test]
+    fn rust_error_types_are_the_contracts() {
+        let c = constants();
+        let names: Vec<&str> = c["error_types"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        for t in [ErrorType::ToolTimeout, ErrorType::ToolTransient, ErrorType::ToolClientError,
+                  ErrorType::ToolSchemaViolation, ErrorType::ToolMalformedResponse, ErrorType::RuleViolation,
+                  ErrorType::RateLimited, ErrorType::ObservationInconsistent, ErrorType::Reported] {
+            assert!(names.contains(&t.as_str()), "{} is not an ErrorType of tao.contracts", t.as_str());
+        }
+    }
+
+    #[test]
+    fn status_mapping_is_the_contracts() {
+        let c = constants();
+        for (code, want) in c["status_error_types"].as_object().unwrap() {
+            let code: i64 = code.parse().unwrap();
+            assert_eq!(status_error(code).as_str(), want.as_str().unwrap(), "HTTP {code}");
+        }
+    }
+
+    #[test]
+    fn ref_pattern_compiles() {
+        assert!(regex::Regex::new(&contract_constant("ref_pattern")).is_ok());
+    }
+}

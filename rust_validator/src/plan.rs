@@ -14,9 +14,9 @@ use crate::schema::{CompiledSchema, SchemaOptions};
 /// The exported ThoughtPlan schema (`schemas/thought_plan.json`), embedded at build time.
 pub const THOUGHT_PLAN_SCHEMA: &str = include_str!("../../schemas/thought_plan.json");
 
-/// `REF_PATTERN` of `tao/contracts/plan.py`.
+/// `REF_PATTERN` of `tao/contracts/plan.py`, read from the embedded `contract_constants.json`.
 static REF: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\$\{(t[1-7])\.([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\}$").expect("valid regex")
+    Regex::new(&crate::error::contract_constant("ref_pattern")).expect("valid regex")
 });
 
 /// One plan error.
