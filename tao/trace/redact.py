@@ -200,14 +200,16 @@ _PHONE_CUE = re.compile(
 )
 
 # Chinese addresses: admin units, a road with a house number (or a named compound), then the tail
-_ZH_ADMIN = rf"(?:[{_CJK}]{{1,8}}?(?:省|自治区|市|区|县|旗|镇|乡))"
+_ZH_ADMIN = rf"(?:[{_CJK}](?:(?![省市区县旗镇乡])[{_CJK}]){{0,7}}(?:省|自治区|市|区|县|旗|镇|乡))"
+"""One admin unit; only its first character may be a unit suffix (市南区), so a run of units splits
+one way only (no backtracking blow-up on text such as 市区市区…)."""
 _ZH_TAIL = (
     rf"(?:[0-9]+(?:-[0-9]+)*(?:号楼|栋|幢|座|单元|层|楼|室|户|号|F)?|[A-Za-z]座|[{_CJK}]{{2,10}}?"
     r"(?:广场|大厦|中心|公寓|花园|小区|国际|大楼|苑|园|城|府|汇|村|里|庭|阁|轩|公馆|家园|新村))"
 )
 _ZH_ADDRESS = re.compile(
-    rf"{_ZH_ADMIN}*(?:[{_CJK}0-9]{{1,10}}?(?:路|街|大道|道|巷|弄|胡同)(?:[一二三四五六七八九十0-9]+段)?"
-    rf"[0-9]+(?:-[0-9]+)*号|{_ZH_ADMIN}[{_CJK}]{{2,10}}?(?:小区|花园|公寓|大厦|新村|家园)){_ZH_TAIL}*"
+    rf"{_ZH_ADMIN}{{0,5}}(?:[{_CJK}0-9]{{1,10}}?(?:路|街|大道|道|巷|弄|胡同)(?:[一二三四五六七八九十0-9]+段)?"
+    rf"[0-9]+(?:-[0-9]+)*号|{_ZH_ADMIN}[{_CJK}]{{2,10}}?(?:小区|花园|公寓|大厦|新村|家园)){_ZH_TAIL}{{0,8}}"
 )
 _ZH_ADDRESS_START = re.compile(rf"(?:{ZH_PROVINCES})")
 
