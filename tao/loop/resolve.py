@@ -134,6 +134,15 @@ def resolve_output(
     return output
 
 
+def for_check(plan: ThoughtPlan) -> ThoughtPlan:
+    """The plan without the ``resolved_from`` annotations, for a plan checker: a Rust extension
+    built before the annotation existed rejects unknown step fields (its ThoughtPlan schema is
+    compiled in). Same arguments, dependencies and stamps."""
+    if not any(s.resolved_from for s in plan.steps):
+        return plan
+    return plan.model_copy(update={"steps": [s.model_copy(update={"resolved_from": None}) for s in plan.steps]})
+
+
 def check_dump(plan: ThoughtPlan) -> dict[str, Any]:
     """The plan as the plan checkers take it: no runtime stamps, no ``resolved_from`` annotation
     (a checker built before the annotation existed rejects unknown step fields)."""

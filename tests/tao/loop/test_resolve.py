@@ -110,3 +110,11 @@ def test_session_state_forbids_unknown_fields() -> None:
     with pytest.raises(ValidationError) as ei:
         SessionState.model_validate({"user_id": "U12345678", "time_zone": "Europe/Paris"})
     assert ei.value.errors()[0]["loc"] == ("time_zone",)
+
+
+def test_for_check_drops_only_the_annotation() -> None:
+    from tao.loop.resolve import for_check
+
+    out = resolve_plan(plan({"tool": "get_weather", "arguments": {"city": "Paris"}}), S, TOOLS)
+    stripped = for_check(out)
+    assert stripped.steps[0].resolved_from is None and stripped.steps[0].arguments == out.steps[0].arguments
