@@ -93,11 +93,9 @@ class PlanOutput(BaseModel):
 
 
 class SessionState(BaseModel):
-    """Per-session facts the runtime resolves against (dates, user, locale). Unknown fields are
-    refused (a misspelt ``timezone`` must not silently plan against the default zone); anything
-    else a caller wants to keep goes into ``memory``."""
+    """Per-session facts the runtime resolves against (dates, user, locale)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="allow")
 
     session_id: str | None = None
     tenant: str = "default"

@@ -39,4 +39,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         except ImportError as exc:
             raise RouteImportError(f"route module {name} failed to import: {exc}") from exc
         module.register(app, config)
+    from tao.server.openapi import install as install_openapi
+
+    install_openapi(app)  # complete components.schemas, typed error responses on every operation
     return app

@@ -20,8 +20,10 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger("tao.server")
+_HTTP_TYPES = {404: "not_found", 405: "method_not_allowed", 400: "bad_request", 415: "unsupported_media_type"}
 
 
 class ApiError(Exception):
@@ -70,6 +72,16 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(
             request, exc.status, exc.type, exc.message, field=exc.field, headers=exc.headers, extra=exc.extra
         )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        type_ = _HTTP_TYPES.get(exc.status_code, "http_error")
+        message = str(exc.detail) if exc.detail else type_
+        if exc.status_code == 404:
+            message = f"no route {request.url.path}"
+        elif exc.status_code == 405:
+            message = f"method {request.method} not allowed on {request.url.path}"
+        return error_response(request, exc.status_code, type_, message, headers=dict(exc.headers or {}))
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> Response:

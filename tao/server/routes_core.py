@@ -8,6 +8,9 @@ The middleware is plain ASGI (no per-request task or body copy):
   (``X-Trace-ID``), into ``request.state.trace_id`` and onto every log line (``%(trace_id)s``).
 * ``TAO_API_KEY``: when set, ``/v1/*`` needs ``Authorization: Bearer KEY`` (or ``X-API-Key``).
 * bodies over ``max_body_bytes`` get 413 (by ``Content-Length`` or while streaming);
+  ``Content-Encoding: gzip`` (or ``deflate``) bodies are inflated here, and the *inflated* size is
+  held to the same limit (a decompression bomb is a 413, found after at most limit + 1 bytes of
+  output); an undecodable one is 400 ``bad_encoding``, any other encoding 415;
   requests running past ``request_timeout_s`` get 504. All errors use the typed error body.
 """
 
@@ -20,6 +23,7 @@ import logging
 import re
 import time
 import uuid
+import zlib
 
 import orjson
 from fastapi import FastAPI, Request
@@ -47,7 +51,7 @@ def install_log_trace_ids() -> None:
 
     def factory(*args, **kwargs):
         record = old(*args, **kwargs)
-        if not hasattr(record, "trace_id") or record.trace_id is None:
+        if getattr(record, "trace_id", None) is None:
             record.trace_id = TRACE_ID.get()
         record.request_id = REQUEST_ID.get()
         return record
@@ -142,6 +146,27 @@ class CoreMiddleware:
                     raise _BodyTooLarge()
             return message
 
+        encoding = headers.get(b"content-encoding", b"identity").strip().lower()
+        if encoding not in (b"", b"identity"):
+            if encoding not in (b"gzip", b"x-gzip", b"deflate"):
+                return await reply(
+                    415, "unsupported_encoding", f"Content-Encoding {encoding.decode('latin-1')!r}"
+                )
+            try:
+                body = await self._inflate(receive_limited, encoding, limit)
+            except _BodyTooLarge:
+                return await reply(413, "body_too_large", f"decompressed request body exceeds {limit} bytes")
+            except zlib.error as exc:
+                return await reply(
+                    400, "bad_encoding", f"request body is not valid {encoding.decode()}: {exc}"
+                )
+            receive_limited = _replay(body, receive)
+            scope = dict(scope)
+            scope["headers"] = [
+                (k, v)
+                for k, v in scope.get("headers", [])
+                if k.lower() not in (b"content-encoding", b"content-length")
+            ] + [(b"content-length", str(len(body)).encode())]
         try:
             await asyncio.wait_for(self.app(scope, receive_limited, send), timeout=self.cfg.request_timeout_s)
         except _BodyTooLarge:
@@ -157,6 +182,42 @@ class CoreMiddleware:
             logging.getLogger("tao.server").exception("unhandled error on %s", path)
             if not started["status"]:
                 await reply(500, "internal_error", "internal error (see server log)")
+
+    @staticmethod
+    async def _inflate(receive, encoding: bytes, limit: int) -> bytes:
+        wbits = 16 + zlib.MAX_WBITS if encoding in (b"gzip", b"x-gzip") else zlib.MAX_WBITS
+        d = zlib.decompressobj(wbits)
+        out = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            more = message.get("more_body", False)
+            while chunk:
+                out += d.decompress(chunk, limit + 1 - len(out))
+                if len(out) > limit:
+                    raise _BodyTooLarge()
+                chunk = d.unconsumed_tail
+        out += d.flush()
+        if len(out) > limit:
+            raise _BodyTooLarge()
+        if not d.eof:
+            raise zlib.error("truncated stream")
+        return bytes(out)
+
+
+def _replay(body: bytes, receive):
+    sent = {"done": False}
+
+    async def replay():
+        if not sent["done"]:
+            sent["done"] = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 def register(app: FastAPI, config: ServerConfig) -> None:

@@ -22,6 +22,7 @@ import asyncio
 import math
 import os
 import time
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,7 @@ from fastapi.responses import Response, StreamingResponse
 from router import Decision, Router, RouterConfig, RouterError, build_router
 from router.forward import Forwarder, UpstreamReply
 from router.metrics import UPSTREAM_TOKENS
+from tao.server.body import parse_json_object
 from tao.server.config import ServerConfig
 from tao.server.errors import ApiError
 
@@ -60,12 +62,7 @@ def _retry_header(seconds: float) -> dict[str, str]:
 
 
 def _parse_body(raw: bytes) -> dict[str, Any]:
-    try:
-        body = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise ApiError(400, "malformed_json", f"request body is not valid JSON: {exc}") from None
-    if not isinstance(body, dict):
-        raise ApiError(400, "invalid_request", "request body must be a JSON object")
+    body = parse_json_object(raw)  # the shared input policy (UTF-8, syntax, duplicate keys)
     if not isinstance(body.get("stream", False), bool):
         raise ApiError(400, "invalid_request", "'stream' must be a boolean", field="/stream")
     opts = body.get("stream_options")
@@ -81,6 +78,7 @@ def _wants_usage(body: dict[str, Any]) -> bool:
 
 def _upstream_body(body: dict[str, Any], decision: Decision, state: GatewayState) -> dict[str, Any]:
     out = {k: v for k, v in body.items() if k not in ROUTER_HINTS}
+    assert decision.model is not None  # only a decision for a model is forwarded
     profile = state.router.profiles[decision.model]
     out["model"] = profile.upstream_model or profile.name
     if out.get("stream"):
@@ -118,6 +116,7 @@ async def _stream(
     """Relay the upstream's SSE lines. The usage-only chunk (``choices: []``) is read for the
     bucket and passed on only when the client asked for ``include_usage`` itself."""
     resp = reply.response
+    assert resp is not None  # an ok streaming reply carries its open response
     usage, chunks, status = None, 0, "ok"
     skip_blank = False
     try:
@@ -162,8 +161,10 @@ async def chat_completions(request: Request) -> Response:
     request_id = request.headers.get("x-request-id") or _REQUEST_ID.get(None)
     tried: set[str] = set()
     errors: list[str] = []
+    wait = 0.0
     for _ in range(max(1, state.config.max_attempts)):
         decision = await _decide(state, body, tenant, tried)
+        wait = decision.retry_after_s
         if decision.model is None:
             break
         if not decision.admitted:
@@ -227,7 +228,6 @@ async def chat_completions(request: Request) -> Response:
             "all tried models failed: " + "; ".join(errors),
             extra={"tried": sorted(tried)},
         )
-    wait = decision.retry_after_s
     raise ApiError(
         503,
         "no_model_available",
@@ -247,7 +247,7 @@ def register(app: FastAPI, config: ServerConfig) -> None:
     previous = app.router.lifespan_context
 
     @asynccontextmanager
-    async def lifespan(app_: FastAPI):
+    async def lifespan(app_: FastAPI) -> AsyncIterator[Any]:
         async with previous(app_) as inner:
             yield inner
         await app_.state.gateway.forwarder.aclose()

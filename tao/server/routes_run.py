@@ -87,10 +87,11 @@ class RunHolder:
 
 
 def _parse(raw: bytes) -> RunBody:
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise ApiError(400, "malformed_json", f"request body is not valid JSON: {exc}") from None
+    from tao.server.body import check_text, parse_json
+
+    data = parse_json(raw)  # the shared input policy
+    if isinstance(data, dict) and isinstance(data.get("request"), str):
+        check_text(data["request"], "/request")
     from pydantic import ValidationError
 
     try:

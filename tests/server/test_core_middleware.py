@@ -70,7 +70,7 @@ def test_api_key_required_on_v1(server):
     )
     ok = httpx.post(server.base + "/v1/plan", json={"text": "hi"}, headers={"X-API-Key": KEY})
     assert ok.status_code == 503  # authorized; the model is disabled on this server
-    assert ok.json()["error"]["type"] == "model_not_ready"
+    assert ok.json()["error"]["type"] == "model_disabled"
 
 
 def test_body_limit_by_length_and_by_stream(server):
