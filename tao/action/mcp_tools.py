@@ -115,8 +115,9 @@ def spec_of(tool: Any, server: str, override: str | None = None) -> ToolSpec:
     """One MCP ``Tool`` as a contract."""
     perm, idem = permission_of(tool.annotations, override)
     title = getattr(tool.annotations, "title", None) if tool.annotations else None
-    out = dict(tool.output_schema or {})
-    props = out.get("properties") if isinstance(out.get("properties"), dict) else {}
+    out: dict[str, Any] = dict(tool.output_schema or {})
+    raw_props = out.get("properties")
+    props: dict[str, Any] = raw_props if isinstance(raw_props, dict) else {}
     return ToolSpec(
         name=tool_name(tool.name),
         description=tool.description or tool.title or title or tool.name,
