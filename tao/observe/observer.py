@@ -17,7 +17,8 @@ The rules, as the Rust core implements them (``rust_validator/src/observation.rs
 * Confidence (DESIGN.md, 'Observation'): hard 0.6, soft 0.3, consistency 0.1, and 0 after any hard
   failure. When no soft check runs (the loop runs none), the soft weight is left out and the rest
   renormalized: ``(0.6 + 0.1 × consistent) / 0.7``, so a clean observation scores 1.0 and one the
-  plan did not foresee 0.857. (The removed Python copy scored a clean result 0.9.)
+  plan did not foresee 0.857. (The removed Python copy scored a clean result 0.9.) A soft score
+  (``observe(..., soft=s)``, see :mod:`tao.observe.soft`) is weighted in by the same checker.
 """
 
 from __future__ import annotations
@@ -43,16 +44,29 @@ class Observer:
             c = self._checkers[key] = ObservationChecker(spec.model_dump(mode="json"), expected=expected)
         return c
 
-    def check(self, spec: ToolSpec, result: ActionResult, expected: dict[str, Any] | None = None) -> Any:
-        """The checker's raw result (what ``POST /v1/observe`` answers); raises
-        ``ValidationInputError`` for a result the checker refuses to read."""
-        return self._checker(spec, expected).check(result.model_dump(mode="json"))
+    def check(
+        self,
+        spec: ToolSpec,
+        result: ActionResult,
+        expected: dict[str, Any] | None = None,
+        *,
+        soft: float | None = None,
+    ) -> Any:
+        """The checker's raw result (what ``POST /v1/observe`` answers); ``soft`` is a soft-check
+        score in [0, 1] weighted in by the checker. Raises ``ValidationInputError`` for a result
+        the checker refuses to read."""
+        return self._checker(spec, expected).check(result.model_dump(mode="json"), soft=soft)
 
     def observe(
-        self, spec: ToolSpec, result: ActionResult, expected: dict[str, Any] | None = None
+        self,
+        spec: ToolSpec,
+        result: ActionResult,
+        expected: dict[str, Any] | None = None,
+        *,
+        soft: float | None = None,
     ) -> ObservationResult:
         try:
-            raw = self.check(spec, result, expected)
+            raw = self.check(spec, result, expected, soft=soft)
         except ValidationInputError as exc:  # a result the checker refuses to read
             return ObservationResult(
                 valid=False,

@@ -208,8 +208,8 @@ class SoftObserver:
     """Wraps an observer (``tao.observe.observer.Observer``): each observation gets the soft
     check folded in by :func:`combine`. Use ``Loop(observer=SoftObserver(Observer()))``.
 
-    The Rust checker also takes the score directly (``ObservationChecker.check(d, soft=s)``);
-    once the observer passes it there, this wrapper reduces to the classification."""
+    The score goes to the Rust checker (``Observer.observe(..., soft=s)``), which applies the one
+    confidence rule; this wrapper only classifies and records the label in ``details``."""
 
     def __init__(self, inner: Any, check: SoftCheck | None = None) -> None:
         self.inner = inner
@@ -222,9 +222,10 @@ class SoftObserver:
     def observe(
         self, spec: ToolSpec, result: ActionResult, expected: dict[str, Any] | None = None
     ) -> ObservationResult:
-        obs = self.inner.observe(spec, result, expected)
         text = result_text(result)
         if not text:
-            return obs
+            return self.inner.observe(spec, result, expected)
         soft, label = self.soft_check.soft_score(text, result.status_code)
-        return combine(obs, soft, label)
+        # the Rust checker weighs the score in (one confidence rule); combine() adds the label only
+        obs = self.inner.observe(spec, result, expected, soft=soft)
+        return combine(obs, None, label)

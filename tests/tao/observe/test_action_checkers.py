@@ -75,7 +75,7 @@ def test_forward_dependency_is_invalid() -> None:
     assert et is ErrorType.PLAN_INVALID and any("earlier step" in e for e in errors)
 
 
-def _res(tool: str, data, status: int = 200, err: ErrorType | None = None) -> ActionResult:
+def _res(tool: str, data, status: int | None = 200, err: ErrorType | None = None) -> ActionResult:
     return ActionResult(
         tool=tool,
         status_code=status,
