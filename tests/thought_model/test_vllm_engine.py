@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from tao.loop.plancheck import PlanValidator
 
-from tao.server.plan_check import PlanValidator
 from thought_model.engine.base import PlanRequest
 from thought_model.engine.codec import GenericCodec
 
@@ -38,7 +38,7 @@ def vllm_out(tiny_checkpoint, tiny_int4_checkpoint) -> dict:
                 "dtype": "float32",
                 "max_new_tokens": 256,
                 "max_model_len": 512,
-                "requests": reqs + [{"text": "x", "tools": ["nope"]}],
+                "requests": [*reqs, {"text": "x", "tools": ["nope"]}],
             },
             # vLLM's CPU WNA16 kernel takes bf16/fp16 activations
             {
