@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tao.loop.plancheck import PlanValidator
 
+from tao.loop.plancheck import PlanValidator
 from thought_model.engine.base import PlanRequest
 from thought_model.engine.codec import GenericCodec
 
