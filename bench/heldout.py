@@ -41,7 +41,7 @@ def _canonical(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def is_correct(result: PlanResult, expected: dict[str, Any]) -> bool:
-    if not result.ok:
+    if not result.ok or result.output is None:  # ok implies an output; the check narrows it
         return False
     got = result.output.model_dump(mode="json", exclude_none=True)
     return _canonical(got) == _canonical({k: v for k, v in expected.items() if v is not None})

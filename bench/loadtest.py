@@ -11,19 +11,26 @@ import multiprocessing as mp
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.synchronize import Barrier
 
 import redis
 
 from router.bucket import BucketConfig, LocalBucket
 from router.redis_bucket import RedisBucket, RedisBucketConfig
 
-_barrier = None
+_barrier: Barrier | None = None
 
 
-def _init(barrier) -> None:
+def _init(barrier: Barrier) -> None:
     global _barrier
     _barrier = barrier
+
+
+def _wait_barrier() -> None:
+    assert _barrier is not None, "set by the ClientPool initializer"
+    _barrier.wait(120)
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,7 @@ def _throughput_task(args: tuple) -> tuple[int, float, bool]:
     url, tenant, seconds = args
     b = RedisBucket(BucketConfig(1e15, 1.0), RedisBucketConfig(url=url), tenant=tenant)
     b.try_acquire(1.0)  # connect and load the script before the clock starts
-    _barrier.wait(120)
+    _wait_barrier()
     n, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         for _ in range(50):
@@ -65,22 +72,25 @@ def _trial_task(args: tuple) -> tuple[float, float]:
     kind, url, tenant, cfg, seed = args
     rng = random.Random(seed)
     admitted = 0.0
+    acquire: Callable[[float], bool]
+    close: Callable[[], None]
     if kind == "lua":
         b = RedisBucket(BucketConfig(cfg.capacity, cfg.window_s), RedisBucketConfig(url=url), tenant=tenant)
         b.try_acquire(0.0)
+        acquire, close = (lambda cost: b.try_acquire(cost).ok), b.close
     else:
         client = redis.Redis.from_url(url)
         client.ping()
         key = f"naive:{{{tenant}}}"
-    _barrier.wait(120)
+        acquire, close = (lambda cost: _naive_acquire(client, key, cfg, cost)), client.close
+    _wait_barrier()
     t0 = time.perf_counter()
     for _ in range(cfg.attempts):
         cost = float(rng.randint(1, cfg.max_cost))
-        ok = b.try_acquire(cost).ok if kind == "lua" else _naive_acquire(client, key, cfg, cost)
-        if ok:
+        if acquire(cost):
             admitted += cost
     elapsed = time.perf_counter() - t0
-    (b if kind == "lua" else client).close()
+    close()
     return admitted, elapsed
 
 
@@ -151,7 +161,7 @@ def local_over_admission_trials(trials: int, threads: int = 8, cfg: TrialConfig 
         sums = [0.0] * threads
         t0 = time.monotonic()
 
-        def work(k: int) -> None:
+        def work(k: int, t: int = t, bucket: LocalBucket = bucket, sums: list[float] = sums) -> None:
             rng = random.Random(1000 * t + k)
             for _ in range(cfg.attempts):
                 c = float(rng.randint(1, cfg.max_cost))

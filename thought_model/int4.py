@@ -19,6 +19,7 @@ import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -49,12 +50,22 @@ def _import_ct():
 
 def _scheme(group_size: int):
     _import_ct()
-    from compressed_tensors.quantization import QuantizationArgs, QuantizationScheme
+    from compressed_tensors.quantization import (
+        QuantizationArgs,
+        QuantizationScheme,
+        QuantizationStrategy,
+        QuantizationType,
+    )
 
     return QuantizationScheme(
         targets=["Linear"],
         weights=QuantizationArgs(
-            num_bits=4, type="int", symmetric=True, strategy="group", group_size=group_size, dynamic=False
+            num_bits=4,
+            type=QuantizationType.INT,
+            symmetric=True,
+            strategy=QuantizationStrategy.GROUP,
+            group_size=group_size,
+            dynamic=False,
         ),
     )
 
@@ -83,13 +94,16 @@ def export(src: str | Path, dst: str | Path, config: Int4Config | None = None) -
     scheme = _scheme(cfg.group_size)
     qconfig = QuantizationConfig(config_groups={"group_0": scheme}, ignore=list(cfg.ignore))
     apply_quantization_config(model, qconfig)
+    weights = scheme.weights
+    assert weights is not None  # _scheme sets the weight args
     with torch.no_grad():
-        for name, mod in model.named_modules():
-            if getattr(mod, "quantization_scheme", None) is None or not hasattr(mod, "weight_scale"):
+        for _name, module in model.named_modules():
+            if getattr(module, "quantization_scheme", None) is None or not hasattr(module, "weight_scale"):
                 continue
+            mod: Any = module  # compressed-tensors added weight_scale / weight_zero_point tensors
             w = mod.weight.detach()
             g = w.reshape(w.shape[0], w.shape[1] // cfg.group_size, cfg.group_size)
-            scale, zp = calculate_qparams(g.amin(-1), g.amax(-1), scheme.weights)
+            scale, zp = calculate_qparams(g.amin(-1), g.amax(-1), weights)
             mod.weight_scale.data.copy_(scale.to(mod.weight_scale.dtype).reshape(mod.weight_scale.shape))
             mod.weight_zero_point.data.copy_(
                 zp.to(mod.weight_zero_point.dtype).reshape(mod.weight_zero_point.shape)
@@ -149,7 +163,8 @@ def load_dequantized(dst: str | Path, dtype: torch.dtype = torch.float32):
 
     cfg = json.loads((Path(dst) / "config.json").read_text())
     cfg.pop("quantization_config", None)
-    model = LlamaForCausalLM(LlamaConfig(**cfg)).to(dtype).eval()
+    # transformers declares to() via functools.wraps(Module.to), which pyright reads as unbound
+    model = LlamaForCausalLM(LlamaConfig(**cfg)).to(dtype).eval()  # pyright: ignore[reportArgumentType]
     missing, unexpected = model.load_state_dict(
         {k: v.to(dtype) for k, v in dequantized_state(dst).items()}, strict=False
     )
@@ -184,7 +199,7 @@ def weight_errors(src: str | Path, dst: str | Path) -> dict[str, dict[str, float
     deq = dequantized_state(dst)
     raw = load_file(str(Path(dst) / "model.safetensors"))
     report = {}
-    for k, v in raw.items():
+    for k in raw:
         if not k.endswith(".weight_packed"):
             continue
         base = k[: -len(".weight_packed")]
@@ -200,7 +215,9 @@ def weight_errors(src: str | Path, dst: str | Path) -> dict[str, dict[str, float
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m thought_model.int4", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m thought_model.int4", description=(__doc__ or "").split("\n\n")[0]
+    )
     sub = ap.add_subparsers(dest="cmd", required=True)
     e = sub.add_parser("export", help="write a W4A16 compressed-tensors copy")
     e.add_argument("src", type=Path)

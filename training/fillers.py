@@ -123,7 +123,7 @@ def _en_insert(text: str, filler: str, rng: random.Random) -> str:
     if i == len(words):
         glue = rng.random() < 0.5 and not _OPEN_END.search(words[-1])
         return f"{text} {filler}" if glue else f"{text.rstrip('?.!')}, {filler}"
-    return " ".join(words[:i] + [filler] + words[i:])
+    return " ".join([*words[:i], filler, *words[i:]])
 
 
 def _zh_insert(text: str, filler: str, rng: random.Random) -> str:

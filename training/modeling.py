@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 import torch.nn.functional as F
@@ -49,7 +49,7 @@ def load_base(path: str | Path) -> tuple[Any, Any]:
     if missing_added:
         tok.add_tokens(missing_added)
     tok.bos_token, tok.eos_token, tok.pad_token = BOS_TOKEN, EOS_TOKEN, PAD_TOKEN
-    if len(tok) > model.get_input_embeddings().weight.shape[0]:
+    if len(tok) > cast(torch.Tensor, model.get_input_embeddings().weight).shape[0]:
         model.resize_token_embeddings(padded_vocab_size(tok))
     model.config.eos_token_id = tok.convert_tokens_to_ids(EOS_TOKEN)
     model.config.pad_token_id = tok.convert_tokens_to_ids(PAD_TOKEN)

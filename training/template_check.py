@@ -34,7 +34,8 @@ def check_template(
     registry = _registry()
     rng = random.Random(seed)
     cfg = GenConfig()
-    drops, sample = 0, ("", "")
+    drops = 0
+    sample: tuple[str, str] = ("", "")
     for _ in range(n):
         try:
             row = make_example(
@@ -43,12 +44,12 @@ def check_template(
             sample = (row["request"], row["target"])
         except _Drop:
             drops += 1
-    return drops / n, *sample
+    return drops / n, sample[0], sample[1]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m training.template_check", description=__doc__.splitlines()[0]
+        prog="python -m training.template_check", description=(__doc__ or "").splitlines()[0]
     )
     ap.add_argument("module", help="module under tao.domains.reference.phrasing.templates, e.g. orders_zh")
     ap.add_argument("-n", type=int, default=30, help="examples per template")

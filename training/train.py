@@ -173,7 +173,7 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
     eval_rows = encode_rows(
         read_jsonl(data_dir / "test.jsonl", limit=cfg.eval_rows), tok, cfg.weights, cfg.max_len
     )
-    model.to(device)
+    model.to(device)  # pyright: ignore[reportArgumentType]  # transformers' functools.wraps(Module.to)
     opt = _optimizer(model, cfg)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(cfg))
     py_rng = random.Random(cfg.seed)
@@ -284,7 +284,7 @@ def _export(
     domain: Domain,
 ) -> None:
     ckpt.mkdir(parents=True, exist_ok=True)
-    model.to("cpu").to(torch.float32)
+    model.to("cpu").to(torch.float32)  # pyright: ignore[reportArgumentType]  # functools.wraps(Module.to)
     eos = tok.convert_tokens_to_ids(EOS_TOKEN)
     model.generation_config = GenerationConfig(
         bos_token_id=model.config.bos_token_id,
@@ -301,7 +301,7 @@ def _export(
     last_eval = next((r for r in reversed(last) if "eval_loss" in r), {})
     meta = {
         "config": cfg.to_json(),
-        "command": command or " ".join(["python -m training"] + sys.argv[1:]),
+        "command": command or " ".join(["python -m training", *sys.argv[1:]]),
         "seed": cfg.seed,
         "train_seconds": round(seconds, 1),
         "steps": step,

@@ -263,7 +263,7 @@ class ServerThread:
 def main(argv: list[str] | None = None) -> int:
     """``tao upstream-mock [--host 127.0.0.1] [--port 9100] [--tokens 20] [--delay-s 0] [--api-key K]``:
     the mock upstream as a process (try the gateway with ``tao serve`` and the default profiles)."""
-    ap = argparse.ArgumentParser(prog="tao upstream-mock", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="tao upstream-mock", description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=9100, help="default 9100, where default.toml points")
     ap.add_argument("--tokens", type=int, default=20, help="completion tokens per answer")

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     if not a.request.strip():
         print("tao plan: the request is empty", file=sys.stderr)
         return 2
-    from tao.contracts import ErrorInfo, SessionState
+    from tao.contracts import ErrorInfo, SessionState, ThoughtPlan
     from tao.domains import DomainLoadError
     from tao.loop.resolve import ResolveError, resolve_output, user_id_checker
     from thought_model.checkpoint import DomainMismatchError, checkpoint_domain
@@ -77,14 +77,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     result = planner.plan(a.request, session)
     if isinstance(result, ErrorInfo):
-        print(json.dumps(result.model_dump(mode="json", exclude_none=True), ensure_ascii=False), file=sys.stderr)
+        print(
+            json.dumps(result.model_dump(mode="json", exclude_none=True), ensure_ascii=False), file=sys.stderr
+        )
         return 1
     try:
         result = resolve_output(result, session, planner.gen.tools)
     except ResolveError as exc:
         print(json.dumps(exc.error_info().model_dump(mode="json", exclude_none=True)), file=sys.stderr)
         return 1
-    if hasattr(result, "stamped"):
+    if isinstance(result, ThoughtPlan):  # an insufficient-context answer has no stamp
         result = result.stamped()
     print(json.dumps(result.model_dump(mode="json", exclude_none=True), ensure_ascii=False, indent=2))
     return 0

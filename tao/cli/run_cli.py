@@ -16,6 +16,7 @@ import os
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -25,7 +26,7 @@ DEMO_USER = "U00000001"
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="tao run", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="tao run", description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("request", nargs="?", default=None, help="the user's request, e.g. 查询上个月的订单状态")
     ap.add_argument("--json", action="store_true", help="print the run (with the trajectory) as JSON")
     ap.add_argument("--plan", help="replay this plan (JSON text or a path) instead of asking the model")
@@ -66,8 +67,8 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _load_plan(text: str) -> object:
-    """A plan given inline (JSON text starting with '{') or as a file path."""
+def _load_plan(text: str) -> Any:
+    """A plan given inline (JSON text starting with '{') or as a file path (JSON: a plan or a list)."""
     raw = text.encode() if text.lstrip().startswith("{") else Path(text).read_bytes()
     return orjson.loads(raw)
 

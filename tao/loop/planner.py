@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union
+from typing import Any, Protocol, cast
 
 from pydantic import ValidationError
 
 from tao.contracts import ErrorInfo, ErrorType, InsufficientContext, SessionState, ThoughtPlan
 
-PlanLike = Union[ThoughtPlan, InsufficientContext, ErrorInfo, dict, str]
+PlanLike = ThoughtPlan | InsufficientContext | ErrorInfo | dict | str
 
 
 @dataclass
@@ -70,7 +70,8 @@ class ReplayPlanner:
     name = "replay"
 
     def __init__(self, plans: PlanLike | Sequence[PlanLike]) -> None:
-        seq = list(plans) if isinstance(plans, (list, tuple)) else [plans]
+        # a list/tuple is a sequence of plans; anything else (str and dict included) is one plan
+        seq = cast("list[PlanLike]", list(plans) if isinstance(plans, (list, tuple)) else [plans])
         if not seq:
             raise ValueError("ReplayPlanner needs at least one plan")
         self.plans = seq

@@ -67,6 +67,7 @@ class Runtime:
         if mcp_ref is not None and self.config.tools_url is None:
             self.registry.register_mcp(tools, mcp_ref)  # the domain's own MCP server
         else:
+            assert url is not None  # a tools URL was given, or the mock service started above
             self.registry.register_http(tools, url)
         self.executor = ToolExecutor(self.registry, self.config.executor)
         self.observer = Observer()

@@ -195,11 +195,11 @@ def build_server(rt: McpRuntime):
         out = []
         for name, meta in CORE_TOOLS.items():
             ann = types.ToolAnnotations(
-                readOnlyHint=meta["read_only"], destructiveHint=not meta["read_only"], openWorldHint=True
+                read_only_hint=meta["read_only"], destructive_hint=not meta["read_only"], open_world_hint=True
             )
             out.append(
                 types.Tool(
-                    name=name, description=meta["description"], inputSchema=meta["schema"], annotations=ann
+                    name=name, description=meta["description"], input_schema=meta["schema"], annotations=ann
                 )
             )
         for spec in read_tools.values():
@@ -208,10 +208,10 @@ def build_server(rt: McpRuntime):
                 types.Tool(
                     name=spec.name,
                     description=spec.description,
-                    inputSchema=spec.args_schema or {"type": "object"},
-                    outputSchema=schema,
+                    input_schema=spec.args_schema or {"type": "object"},
+                    output_schema=schema,
                     annotations=types.ToolAnnotations(
-                        readOnlyHint=True, idempotentHint=True, openWorldHint=True
+                        read_only_hint=True, idempotent_hint=True, open_world_hint=True
                     ),
                 )
             )
@@ -237,8 +237,8 @@ def build_server(rt: McpRuntime):
         structured = data if (not is_error and isinstance(data, dict)) else None
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],
-            structuredContent=structured,
-            isError=is_error,
+            structured_content=structured,
+            is_error=is_error,
         )
 
     return Server("tao-runtime", version="0.1.0", on_list_tools=on_list_tools, on_call_tool=on_call_tool)

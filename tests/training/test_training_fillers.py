@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
 from training.fillers import EN_CLAUSES, ZH_CLAUSES, add_fillers
 from training.generate import GenConfig, iter_split
 
@@ -28,6 +30,7 @@ def test_fillers_keep_placeholders_and_cue_slots_together() -> None:
             assert out != tmpl
 
 
+@pytest.mark.slow
 def test_fillers_only_in_training_split() -> None:
     """Evaluation splits are byte-identical with and without fillers; the training split is not."""
     with_f, without = (

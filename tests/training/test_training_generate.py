@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import pytest
+
 from tao.domains.reference.phrasing.intents import INTENTS
 from tao.domains.reference.phrasing.values import ValueSampler
 from training.generate import GenConfig, heldout_pairs, iter_split, template_ids
@@ -17,6 +19,7 @@ def test_reproducible_from_seed() -> None:
     assert a == b and a != c
 
 
+@pytest.mark.slow
 def test_mix_of_languages_intents_steps_and_insufficient() -> None:
     rows = list(iter_split("train", 400, GenConfig(seed=5)))
     langs = Counter(r["lang"] for r in rows)
@@ -30,6 +33,7 @@ def test_mix_of_languages_intents_steps_and_insufficient() -> None:
     assert any('"@' in json.dumps(r["expected"]) for r in rows)  # relative time symbols
 
 
+@pytest.mark.slow
 def test_heldout_splits_hold_things_out() -> None:
     cfg = GenConfig(seed=5)
     train = list(iter_split("train", 600, cfg))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from tao.domains.reference.phrasing.intents import INTENTS
 from tao.domains.reference.phrasing.intents_extra import EXTRA, HELD_MARK
 from training.generate import GenConfig, iter_split, template_ids
@@ -29,6 +31,7 @@ def test_paraphrase_is_seeded_and_keeps_placeholders() -> None:
     assert all("{order}" in t for t in a)
 
 
+@pytest.mark.slow
 def test_heldout_fillers_never_in_training_rows() -> None:
     held = [s.strip(" ,，") for lang in ("zh", "en") for s in PREFIXES[lang][1] + SUFFIXES[lang][1]]
     held = [h for h in held if len(h) >= 3 and h != "yo"]

@@ -78,7 +78,7 @@ class PlanEngine(ABC):
     async def agenerate_one(self, request: PlanRequest) -> PlanResult:
         return (await self.agenerate([request]))[0]
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (an optional hook: the default holds nothing)
         """Release threads / processes held by the engine."""
 
     @property

@@ -104,7 +104,7 @@ class CpuEngine(PlanEngine):
         self.model = LeanLlama(hf)
         del hf
         self.grammars = GrammarCache(self.tokenizer, self.vocab_size, self.eos_id)
-        self._by_tools: dict[tuple[str, ...] | None, xgr.CompiledGrammar] = {}
+        self._by_tools: dict[tuple[tuple[str, ...] | None, frozenset[str] | None], xgr.CompiledGrammar] = {}
         self.decoder = Decoder(self.model, self.tokenizer, self.vocab_size, self.eos_id, self.cfg.decode)
         self._lock = threading.Lock()
         self._batcher = DynamicBatcher(

@@ -100,9 +100,13 @@ class Decoder:
         t0 = time.perf_counter()
         matchers = [xgr.GrammarMatcher(r.grammar) for r in rows]
         bitmask = xgr.allocate_token_bitmask(1, self.vocab_size)
+        limits: list[int] = []  # each row's resolved max_new
         for r in rows:
             r.max_new = min(r.max_new or self.cfg.max_new_tokens, self.cfg.max_new_tokens)
-        capacity = max(len(r.prompt_ids) + r.max_new for r in rows) + self.cfg.max_draft + 2
+            limits.append(r.max_new)
+        capacity = (
+            max(len(r.prompt_ids) + n for r, n in zip(rows, limits, strict=True)) + self.cfg.max_draft + 2
+        )
         cache = self.model.new_cache(len(rows), capacity)
         active = list(range(len(rows)))
         fed: list[list[int]] = []
@@ -134,7 +138,7 @@ class Decoder:
                         r.error, r.done = "grammar", True
                         break
                     r.out_ids.append(g)
-                    if j + 1 < len(f) and g == f[j + 1] and len(r.out_ids) < r.max_new:
+                    if j + 1 < len(f) and g == f[j + 1] and len(r.out_ids) < limits[i]:
                         r.stats.jump_forward_tokens += 1
                         j += 1
                         if m.is_terminated():
@@ -147,7 +151,7 @@ class Decoder:
                     continue
                 if m.is_terminated():
                     r.done = True
-                elif len(r.out_ids) >= r.max_new:
+                elif len(r.out_ids) >= limits[i]:
                     r.error, r.done = "length", True
                 elif r.deadline is not None and now > r.deadline:
                     r.error, r.done = "deadline", True
@@ -155,7 +159,7 @@ class Decoder:
                     continue
                 d = self._drafts(m, g)
                 keep.append(b)
-                new_fed.append([g] + d)
+                new_fed.append([g, *d])
                 new_nd.append(len(d))
             if len(keep) != len(active):
                 if keep:

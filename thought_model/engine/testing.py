@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import cast
 
 EOS = "<|eos|>"
 BOS = "<|bos|>"
@@ -94,9 +95,10 @@ def build_tiny_checkpoint(
         num_attention_heads=heads,
         num_key_value_heads=kv_heads,
         max_position_embeddings=max_positions,
-        bos_token_id=tok.bos_token_id,
-        eos_token_id=tok.eos_token_id,
-        pad_token_id=tok.pad_token_id,
+        # the tokenizer's special-token ids are ints here (trained with PAD/BOS/EOS above)
+        bos_token_id=cast(int, tok.bos_token_id),
+        eos_token_id=cast(int, tok.eos_token_id),
+        pad_token_id=cast(int, tok.pad_token_id),
         tie_word_embeddings=False,
     )
     model = LlamaForCausalLM(cfg)

@@ -14,6 +14,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tao.contracts import ErrorInfo, ErrorType
 from thought_model.checkpoint import checkpoint_domain
@@ -90,7 +91,7 @@ class VllmEngine(PlanEngine):
             ok, why = cpu_int4_kernel_available()
             if not ok:
                 raise Int4KernelUnavailable(why)
-        kwargs = dict(
+        kwargs: dict[str, Any] = dict(
             model=str(self.checkpoint),
             dtype=self.cfg.dtype,
             max_model_len=self.cfg.max_model_len,
@@ -138,6 +139,7 @@ class VllmEngine(PlanEngine):
                 warnings.filterwarnings(
                     "ignore", message="max_rollback_tokens is deprecated", category=DeprecationWarning
                 )
+                assert self.llm is not None, "generate() after close()"
                 outs = self.llm.generate(prompts, params, use_tqdm=False)
             ms = (time.perf_counter() - t0) * 1000.0
             for (i, ctx), out in zip(slots, outs):

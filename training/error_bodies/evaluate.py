@@ -70,7 +70,7 @@ def evaluate(rows: list[dict], sc: SoftCheck) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--threshold", type=float, default=None)
     ap.add_argument("--json", action="store_true")

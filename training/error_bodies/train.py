@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import random
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import scipy.optimize
@@ -39,7 +40,7 @@ def matrix(samples: list[Sample], dim: int = DIM) -> tuple[sp.csr_matrix, np.nda
 
 
 def fit(X: sp.csr_matrix, y: np.ndarray, l2: float = 1e-5, iters: int = 300) -> tuple[np.ndarray, np.ndarray]:
-    n, d = X.shape
+    n, d = cast("tuple[int, int]", X.shape)  # scipy types shape as optional
     k = len(LABELS)
     Y = np.zeros((n, k))
     Y[np.arange(n), y] = 1.0
@@ -106,7 +107,7 @@ def stress(n: int, seed: int) -> list[tuple[float, float, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--n", type=int, default=24000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=MODEL_PATH)

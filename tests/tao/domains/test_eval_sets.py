@@ -71,7 +71,7 @@ def _arg_problems(r: dict, steps: list[dict], parts: list[tuple[object, int]]) -
                     if r["user_id"] is None or got.get(name) != r["user_id"]:
                         bad.append(f"{spec.name}.{name}: <ME> needs the session user")
                 elif isinstance(v, str) and v.startswith("${"):
-                    want = re.sub(r"\$\{t([1-7])\.", lambda m: "${t" + str(int(m.group(1)) + off) + ".", v)
+                    want = re.sub(r"\$\{t([1-7])\.", lambda m: "${t" + str(int(m.group(1)) + off) + ".", v)  # noqa: B023 (used at once)
                     if got.get(name) != want:
                         bad.append(f"{spec.name}.{name}: {got.get(name)!r} != {want!r}")
                 elif isinstance(v, str) and not v.startswith("{") and got.get(name) != v:

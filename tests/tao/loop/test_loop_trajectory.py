@@ -142,7 +142,7 @@ async def test_no_unredacted_pii_is_written(mock_tools, tmp_path, caplog) -> Non
     written = path.read_text(encoding="utf-8")
     assert all(r.status == "success" for r in reports)
     profile = mock_tools.data.users["U00000004"]
-    leaks = [p for p in ALL_PII + [profile["email"], profile["phone"]] if p in written]
+    leaks = [p for p in [*ALL_PII, profile["email"], profile["phone"]] if p in written]
     assert leaks == []
     assert "[REDACTED:EMAIL]" in written and "[REDACTED:CN_ID]" in written and "[REDACTED:API_KEY]" in written
     span_text = " ".join(str(dict(s.attributes)) for s in exporter.get_finished_spans())
