@@ -36,7 +36,15 @@ from tao.server.metrics import IN_FLIGHT, REGISTRY, REQUEST_LATENCY, REQUESTS
 TRACE_ID: contextvars.ContextVar[str] = contextvars.ContextVar("tao_trace_id", default="-")
 REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("tao_request_id", default="-")
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$")
-_OPEN_PATHS = ("/healthz", "/readyz", "/metrics", "/docs", "/openapi.json", "/redoc")
+_OPEN_PATHS = (
+    "/healthz",
+    "/readyz",
+    "/metrics",
+    "/docs",
+    "/openapi.json",
+    "/redoc",
+    "/.well-known/agent-card.json",
+)
 
 
 class _BodyTooLarge(Exception):
