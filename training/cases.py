@@ -413,3 +413,60 @@ def format_report(name: str, s: dict[str, Any]) -> str:
         parts = [f"{k} {pct(g['exact_match'])} ({g['n']})" for k, g in s[key].items()]
         lines.append(f"  {key[3:]:<8} " + "  ".join(parts))
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- tao eval
+def _load_engine(kind: str, checkpoint: str | None, registry: str | None, compose: bool | None) -> Any:
+    from thought_model.engine import load_engine
+
+    try:
+        return load_engine(kind, checkpoint, registry=registry, compose=compose)
+    except TypeError:  # a loader without the compose hook: wrap here
+        from thought_model.compose import maybe_composing
+
+        return maybe_composing(load_engine(kind, checkpoint, registry=registry), compose)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``tao eval --checkpoint DIR --cases FILE.jsonl [--json OUT] [--compose|--no-compose]``."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(prog="tao eval", description="score a plan model on a case file")
+    ap.add_argument("--checkpoint", default=None, help="model folder (default: the embedded default)")
+    ap.add_argument("--cases", required=True, type=Path, help="case file (JSON Lines, see docs/model.md)")
+    ap.add_argument("--json", type=Path, default=None, help="write the full report (per case) here")
+    ap.add_argument("--engine", default="cpu", choices=("auto", "cpu", "vllm"))
+    ap.add_argument("--registry", default=None, metavar="MODULE:ATTR", help="tool domain (default: the checkpoint's)")
+    ap.add_argument("--compose", dest="compose", action="store_true", default=None, help="hybrid ComposingEngine")
+    ap.add_argument("--no-compose", dest="compose", action="store_false", help="end-to-end model only")
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--limit", type=int, default=None, help="only the first N cases")
+    a = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        cases = load_cases(a.cases, a.limit)
+    except (OSError, CaseFormatError) as exc:
+        print(f"tao eval: {exc}", file=sys.stderr)
+        return 2
+    from thought_model.checkpoint import DEFAULT_CHECKPOINT, checkpoint_domain
+
+    ckpt = a.checkpoint or str(DEFAULT_CHECKPOINT)
+    try:
+        domain = checkpoint_domain(ckpt, a.registry)
+        engine = _load_engine(a.engine, ckpt, a.registry, a.compose)
+    except Exception as exc:  # no checkpoint, domain mismatch, engine unavailable
+        print(f"tao eval: cannot load the model: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        report = score_cases(cases, engine_plan_fn(engine), domain.tools, batch_size=a.batch_size)
+    finally:
+        engine.close()
+    report["checkpoint"], report["cases"], report["engine"] = ckpt, str(a.cases), engine.name
+    print(format_report(f"{a.cases.name} ({engine.name})", report))
+    if a.json:
+        a.json.write_text(json.dumps(report, indent=1, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

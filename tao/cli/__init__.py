@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": ("tao.server.cli", "main", "start the HTTP serving binary"),
     "bench": ("bench.__main__", "main", "run the benchmark suites and write the report"),
     "schemas": ("tao.contracts.export", "main", "export the contracts' JSON Schemas to schemas/"),
+    "eval": ("training.cases", "main", "score a plan model on a case file (docs/model.md)"),
     "upstream-mock": ("router.testing.upstream", "main", "a local OpenAI-compatible upstream (port 9100)"),
     "mcp": ("tao.server.mcp_server", "main", "serve the runtime as an MCP server (stdio or streamable HTTP)"),
 }
