@@ -19,6 +19,7 @@ key was wrong.
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import os
 import time
@@ -243,6 +244,15 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         rcfg.upstream_timeout_s = config.request_timeout_s
     state = GatewayState(build_router(rcfg), Forwarder(rcfg.upstream_timeout_s), rcfg)
     app.state.gateway = state
+    own = {f"{h}:{config.port}" for h in (config.host, "127.0.0.1", "localhost", "0.0.0.0")}
+    for p in state.router.profiles.values():
+        netloc = httpx.URL(p.endpoint).netloc.decode()
+        if netloc in own:  # every request routed there would call this gateway again
+            logging.getLogger("tao.server.gateway").warning(
+                "model profile %r points at this gateway itself (%s); requests routed to it loop",
+                p.name,
+                p.endpoint,
+            )
 
     previous = app.router.lifespan_context
 
