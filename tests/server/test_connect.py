@@ -54,6 +54,7 @@ def upstream_mock(tmp_path):
         log.close()
 
 
+@pytest.mark.slow  # two processes; the SDK suite covers the gateway in-process
 def test_gateway_with_default_profiles_and_mock_upstream(upstream_mock, tmp_path):
     env = {"TAO_API_KEY": ""}
     if upstream_mock != MOCK_DEFAULT_PORT:  # 9100 taken on this machine: same profiles, moved endpoints

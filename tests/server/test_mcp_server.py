@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 from mcp import Client, StdioServerParameters
 from serve_helpers import ROOT, free_port
 
@@ -80,6 +81,7 @@ def test_tao_mcp_over_stdio():
     asyncio.run(go())
 
 
+@pytest.mark.slow  # the same tool calls as over stdio, through a second transport
 def test_tao_mcp_over_streamable_http(tmp_path):
     port = free_port()
     log = open(tmp_path / "mcp.log", "wb")

@@ -139,6 +139,7 @@ def test_arguments_checked_before_the_call_and_tool_errors_typed(call_log):
     assert _calls(call_log) == ["get_item"]  # a client error is not retried
 
 
+@pytest.mark.slow  # a second server process; stdio covers the same contract path in the fast suite
 def test_streamable_http_server(tmp_path):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
