@@ -93,9 +93,11 @@ class PlanOutput(BaseModel):
 
 
 class SessionState(BaseModel):
-    """Per-session facts the runtime resolves against (dates, user, locale)."""
+    """Per-session facts the runtime resolves against (dates, user, locale). Unknown fields are
+    refused (a misspelt ``timezone`` must not silently plan against the default zone); anything
+    else a caller wants to keep goes into ``memory``."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
 
     session_id: str | None = None
     tenant: str = "default"

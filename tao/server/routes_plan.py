@@ -1,10 +1,13 @@
 """``POST /v1/plan``: request text + session + optional tool subset -> a checked ThoughtPlan.
 
 The plan engine is loaded in a background thread at startup (``/readyz`` reports it); until it is
-ready the endpoint answers 503. Every plan is stamped (``thought_id``, ``created_at``) and run
-through the loop's plan check (:class:`tao.loop.plancheck.PlanValidator`, the Rust
-``PlanChecker``) against the tool contracts before it is returned; a
-malformed or unexecutable plan becomes a typed error, never a 200.
+ready the endpoint answers 503. A session whose ``user_id`` breaks the domain's user-id rule is a
+typed 422 (``invalid_user_id``) before any decoding. Every plan is resolved
+(:func:`tao.loop.resolve.resolve_plan`: time symbols against the session, one step per day for
+multi-day symbols on one-date arguments, the symbols kept in each step's ``resolved_from``),
+stamped (``thought_id``, ``created_at``) and run through the loop's plan check
+(:class:`tao.loop.plancheck.PlanValidator`, the Rust ``PlanChecker``) against the tool contracts
+before it is returned; a malformed or unexecutable plan becomes a typed error, never a 200.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tao.contracts import ErrorType, SessionState
 from tao.loop.plancheck import PlanValidator
+from tao.loop.resolve import ResolveError, for_check, resolve_plan, user_id_checker
 from tao.server.config import ServerConfig
 from tao.server.errors import ApiError
 from tao.server.metrics import ENGINE_READY, PLAN_RESULTS, STAGE_LATENCY, record_plan_stats
@@ -103,7 +107,10 @@ def validate_body(model: type[BaseModel], data: Any) -> BaseModel:
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = "/" + "/".join(str(p) for p in first.get("loc", ()))
-        raise ApiError(422, "invalid_request", str(first.get("msg", "invalid request")), field=loc) from None
+        msg = str(first.get("msg", "invalid request"))
+        if first.get("type") == "extra_forbidden" and first.get("loc"):
+            msg = f"unknown field {str(first['loc'][-1])!r} at {loc}"
+        raise ApiError(422, "invalid_request", msg, field=loc) from None
 
 
 def _check_text(text: str) -> None:
@@ -120,6 +127,8 @@ _ERROR_STATUS = {ErrorType.BUDGET_EXHAUSTED: 504, ErrorType.TOOL_UNKNOWN: 422}
 def register(app: FastAPI, config: ServerConfig) -> None:
     holder = EngineHolder(config)
     validator = PlanValidator(config.domain().tools)
+    served_tools = config.domain().tools
+    check_user = user_id_checker(served_tools, config.domain().lexicon)
     app.state.plan_validator = validator  # the same checker the loop uses (agreement test)
     app.state.plan_engine = holder
     if config.load_model:
@@ -159,6 +168,10 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         t0 = time.perf_counter()
         body = validate_body(PlanBody, parse_json_body(await request.body()))
         _check_text(body.text)
+        if body.session is not None and body.session.user_id is not None:
+            problem = check_user(body.session.user_id)
+            if problem:  # before any decoding: the model would plan "my orders" for a bad id
+                raise ApiError(422, "invalid_user_id", problem, field="/session/user_id")
         known = validator.tool_names
         for i, name in enumerate(body.tools or []):
             if name not in known:
@@ -203,8 +216,12 @@ def register(app: FastAPI, config: ServerConfig) -> None:
             PLAN_RESULTS.labels(outcome="insufficient_context").inc()
         else:
             t2 = time.perf_counter()
-            plan_obj = result.output.stamped()
-            check = validator.check(plan_obj)  # the loop's form of the plan (exclude_none)
+            try:  # the caller gets resolved arguments (symbols kept in resolved_from)
+                plan_obj = resolve_plan(result.output, body.session, served_tools).stamped()
+            except ResolveError as exc:
+                PLAN_RESULTS.labels(outcome="PLAN_INVALID").inc()
+                raise ApiError(422, "plan_invalid", str(exc), field=exc.field) from None
+            check = validator.check(for_check(plan_obj))  # the resolved values, against the schemas
             STAGE_LATENCY.labels(endpoint="/v1/plan", stage="check").observe(time.perf_counter() - t2)
             if not check["valid"]:
                 PLAN_RESULTS.labels(outcome="PLAN_INVALID").inc()
