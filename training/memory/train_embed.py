@@ -62,10 +62,12 @@ def main(argv: list[str] | None = None) -> int:
         cols += idx.tolist()
         vals += val.tolist()
     X = sp.csr_matrix((vals, (rows, cols)), shape=(len(docs), HASH_DIM), dtype=np.float64)
-    df = np.asarray((X > 0).sum(axis=0)).ravel()
+    X.sum_duplicates()
+    df = np.bincount(X.indices, minlength=HASH_DIM)
     idf = np.log((1 + len(docs)) / (1 + df)) + 1.0
     X = X @ sp.diags(idf)
-    _, s, vt = svds(X, k=LSA_DIM, random_state=0)
+    _, s, vt = svds(X, k=LSA_DIM, rng=np.random.default_rng(0))
+    assert s is not None and vt is not None
     order = np.argsort(-s)
     P = (vt[order].T * idf[:, None]).astype(np.float16)  # idf folded in: x @ P == (x·idf) @ V
     a.out.parent.mkdir(parents=True, exist_ok=True)
