@@ -437,8 +437,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", required=True, type=Path, help="case file (JSON Lines, see docs/model.md)")
     ap.add_argument("--json", type=Path, default=None, help="write the full report (per case) here")
     ap.add_argument("--engine", default="cpu", choices=("auto", "cpu", "vllm"))
-    ap.add_argument("--registry", default=None, metavar="MODULE:ATTR", help="tool domain (default: the checkpoint's)")
-    ap.add_argument("--compose", dest="compose", action="store_true", default=None, help="hybrid ComposingEngine")
+    ap.add_argument(
+        "--registry", default=None, metavar="MODULE:ATTR", help="tool domain (default: the checkpoint's)"
+    )
+    ap.add_argument(
+        "--compose", dest="compose", action="store_true", default=None, help="hybrid ComposingEngine"
+    )
     ap.add_argument("--no-compose", dest="compose", action="store_false", help="end-to-end model only")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--limit", type=int, default=None, help="only the first N cases")

@@ -140,7 +140,9 @@ def for_check(plan: ThoughtPlan) -> ThoughtPlan:
     compiled in). Same arguments, dependencies and stamps."""
     if not any(s.resolved_from for s in plan.steps):
         return plan
-    return plan.model_copy(update={"steps": [s.model_copy(update={"resolved_from": None}) for s in plan.steps]})
+    return plan.model_copy(
+        update={"steps": [s.model_copy(update={"resolved_from": None}) for s in plan.steps]}
+    )
 
 
 def check_dump(plan: ThoughtPlan) -> dict[str, Any]:

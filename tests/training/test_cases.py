@@ -11,8 +11,8 @@ import pytest
 from tao.contracts import ErrorInfo, ErrorType, InsufficientContext, SessionState, ThoughtPlan
 from tao.domains import reference_domain
 from tao.domains.reference import EVAL_SETS
-from training.cases import Case, CaseFormatError, compare, load_cases, norm_text, score_cases
 from tao.loop.resolve import arg_schemas
+from training.cases import Case, CaseFormatError, compare, load_cases, norm_text, score_cases
 
 TOOLS = reference_domain().tools
 SCHEMAS = arg_schemas(TOOLS)
@@ -58,22 +58,55 @@ def test_the_independent_set_loads_and_an_oracle_scores_100() -> None:
 
 
 def test_symbols_are_resolved_and_defaults_filled_before_comparing() -> None:
-    c = case([("get_weather", {"city": "Paris"}), ("list_orders", {"user_id": "U12345678", "period": "2026-11"})])
-    got = plan(("get_weather", {"city": "paris", "date": "@today"}), ("list_orders", {"user_id": "U12345678", "period": "@last_month"}))
+    c = case(
+        [("get_weather", {"city": "Paris"}), ("list_orders", {"user_id": "U12345678", "period": "2026-11"})]
+    )
+    got = plan(
+        ("get_weather", {"city": "paris", "date": "@today"}),
+        ("list_orders", {"user_id": "U12345678", "period": "@last_month"}),
+    )
     assert compare(c, got, SCHEMAS).exact
-    weekend = case([("get_weather", {"city": "北京", "date": "2026-12-05"}), ("get_weather", {"city": "北京", "date": "2026-12-06"})])
+    weekend = case(
+        [
+            ("get_weather", {"city": "北京", "date": "2026-12-05"}),
+            ("get_weather", {"city": "北京", "date": "2026-12-06"}),
+        ]
+    )
     assert compare(weekend, plan(("get_weather", {"city": "北京", "date": "@this_weekend"})), SCHEMAS).exact
-    assert not compare(weekend, plan(("get_weather", {"city": "北京", "date": "@next_weekend"})), SCHEMAS).exact
+    assert not compare(
+        weekend, plan(("get_weather", {"city": "北京", "date": "@next_weekend"})), SCHEMAS
+    ).exact
 
 
 def test_references_by_position_text_and_numbers() -> None:
     c = case([("find_user", {"name": "Priya Raman"}), ("get_user_profile", {"user_id": "${t1.user_id}"})])
-    assert compare(c, plan(("find_user", {"name": " priya  raman "}), ("get_user_profile", {"user_id": "${t1.user_id}"})), SCHEMAS).exact
+    assert compare(
+        c,
+        plan(("find_user", {"name": " priya  raman "}), ("get_user_profile", {"user_id": "${t1.user_id}"})),
+        SCHEMAS,
+    ).exact
     # the same steps in another order are not the same plan
     swapped = plan(("get_user_profile", {"user_id": "U12345678"}), ("find_user", {"name": "Priya Raman"}))
     assert not compare(c, swapped, SCHEMAS).exact
-    e = case([("submit_expense", {"amount": 35, "category": "transport", "date": "2026-12-01", "description": "Taxi to client!"})])
-    got = plan(("submit_expense", {"amount": 35.0, "category": "transport", "date": "2026-12-01", "description": "taxi to client"}))
+    e = case(
+        [
+            (
+                "submit_expense",
+                {
+                    "amount": 35,
+                    "category": "transport",
+                    "date": "2026-12-01",
+                    "description": "Taxi to client!",
+                },
+            )
+        ]
+    )
+    got = plan(
+        (
+            "submit_expense",
+            {"amount": 35.0, "category": "transport", "date": "2026-12-01", "description": "taxi to client"},
+        )
+    )
     assert compare(e, got, SCHEMAS).exact
     assert norm_text("購買列印紙") == norm_text("购买列印纸")
 
@@ -90,9 +123,17 @@ def test_insufficient_context_by_kind_and_missing_set() -> None:
 
 def test_precision_and_recall_of_the_insufficient_kind() -> None:
     cases = [case(missing=["user_id"]), case(missing=["city"]), case([("get_weather", {"city": "Paris"})])]
-    outs = iter([InsufficientContext(required_fields=["user_id"]), plan(("get_weather", {"city": "x"})), InsufficientContext(required_fields=["city"])])
+    outs = iter(
+        [
+            InsufficientContext(required_fields=["user_id"]),
+            plan(("get_weather", {"city": "x"})),
+            InsufficientContext(required_fields=["city"]),
+        ]
+    )
     r = score_cases(cases, lambda b: [next(outs) for _ in b], TOOLS)
-    assert r["insufficient_recall"] == pytest.approx(0.5) and r["insufficient_precision"] == pytest.approx(0.5)
+    assert r["insufficient_recall"] == pytest.approx(0.5) and r["insufficient_precision"] == pytest.approx(
+        0.5
+    )
 
 
 def test_a_bad_case_line_names_the_line(tmp_path) -> None:

@@ -18,8 +18,13 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 from collections.abc import Iterable
 from pathlib import Path
+
+import pytest
+
+from tao.domains.reference import EVAL_SETS
 
 ZH_N, EN_N = 8, 5
 _SLOT = re.compile(r"<([A-Z][A-Z0-9]{1,15})([1-9])>|<ME>")
@@ -66,14 +71,10 @@ def overlaps(rows: Iterable[str], zh_set: set, en_set: set) -> list[tuple[str, f
 
 
 def eval_requests(path: Path) -> list[str]:
-    return [json.loads(line)["request"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line)["request"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
 
-
-import statistics
-
-import pytest
-
-from tao.domains.reference import EVAL_SETS
 
 # (max mean overlap, max share of rows with overlap >= 0.5, min n-grams for a "long" row,
 #  max long rows with overlap >= 0.8)

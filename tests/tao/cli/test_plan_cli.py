@@ -44,8 +44,16 @@ def test_tao_plan_prints_resolved_arguments_with_resolved_from(fake, capsys) -> 
         {
             "intent": "multi_task",
             "steps": [
-                {"step_id": "t1", "tool": "get_weather", "arguments": {"city": "北京", "date": "@this_weekend"}},
-                {"step_id": "t2", "tool": "list_orders", "arguments": {"user_id": "U10000001", "period": "@last_days:7"}},
+                {
+                    "step_id": "t1",
+                    "tool": "get_weather",
+                    "arguments": {"city": "北京", "date": "@this_weekend"},
+                },
+                {
+                    "step_id": "t2",
+                    "tool": "list_orders",
+                    "arguments": {"user_id": "U10000001", "period": "@last_days:7"},
+                },
             ],
         }
     )
@@ -83,6 +91,7 @@ def test_tao_plan_typed_errors(fake, capsys) -> None:
     assert json.loads(capsys.readouterr().out)["required_fields"] == ["user_id"]
 
 
+@pytest.mark.slow
 def test_hf_planner_plan_batch_types_errors_per_row() -> None:
     from thought_model.hf_planner import DEFAULT_CHECKPOINT, HFPlanner
 

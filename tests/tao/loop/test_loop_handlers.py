@@ -102,6 +102,16 @@ def _client_error_repaired(m):
 
 
 def _arg_unfixable(m):
+    # a value only known at run time breaks the schema (a city where an order id goes): the plan
+    # check cannot see it, the executor's argument check can. (A resolved time symbol that breaks
+    # the schema, e.g. weather on "@this_week", is now a PLAN_INVALID: see _time_symbol_invalid.)
+    return plan(
+        ("t1", "get_user_profile", {"user_id": "U00000002"}),
+        ("t2", "get_order_status", {"order_id": "${t1.city}"}, ["t1"]),
+    )
+
+
+def _time_symbol_invalid(m):
     return plan(("t1", "get_weather", {"city": "北京", "date": "@this_week"}))
 
 
@@ -240,6 +250,14 @@ SCENARIOS = [
         "needs_user",
         "TOOL_ARGUMENT_INVALID",
         ("TOOL_ARGUMENT_INVALID", "repair_or_ask_user", "ask_user"),
+        {},
+    ),
+    (
+        "time_symbol_invalid",
+        _time_symbol_invalid,
+        "failed",
+        "PLAN_INVALID",
+        ("PLAN_INVALID", "replan_strict", "replan"),
         {},
     ),
     (

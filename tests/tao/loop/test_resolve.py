@@ -13,7 +13,9 @@ from tao.domains import reference_domain
 from tao.loop.resolve import ResolveError, check_dump, resolve_output, resolve_plan, user_id_checker
 
 TOOLS = reference_domain().tools
-S = SessionState(user_id="U12345678", now=datetime(2026, 12, 2, 10, 0), timezone="Asia/Shanghai")  # a Wednesday
+S = SessionState(
+    user_id="U12345678", now=datetime(2026, 12, 2, 10, 0), timezone="Asia/Shanghai"
+)  # a Wednesday
 
 
 def plan(*steps: dict) -> ThoughtPlan:
@@ -23,13 +25,22 @@ def plan(*steps: dict) -> ThoughtPlan:
 
 
 def test_this_weekend_on_a_one_date_tool_becomes_two_steps() -> None:
-    out = resolve_plan(plan({"tool": "get_weather", "arguments": {"city": "北京", "date": "@this_weekend"}}), S, TOOLS)
-    assert [(s.step_id, s.arguments["date"]) for s in out.steps] == [("t1", "2026-12-05"), ("t2", "2026-12-06")]
+    out = resolve_plan(
+        plan({"tool": "get_weather", "arguments": {"city": "北京", "date": "@this_weekend"}}), S, TOOLS
+    )
+    assert [(s.step_id, s.arguments["date"]) for s in out.steps] == [
+        ("t1", "2026-12-05"),
+        ("t2", "2026-12-06"),
+    ]
     assert all(s.resolved_from == {"date": "@this_weekend"} for s in out.steps)
 
 
 def test_last_days_on_a_period_tool_is_a_period() -> None:
-    out = resolve_plan(plan({"tool": "list_orders", "arguments": {"user_id": "U12345678", "period": "@last_days:7"}}), S, TOOLS)
+    out = resolve_plan(
+        plan({"tool": "list_orders", "arguments": {"user_id": "U12345678", "period": "@last_days:7"}}),
+        S,
+        TOOLS,
+    )
     assert out.steps[0].arguments["period"] == "2026-11-26/2026-12-02"
     assert out.steps[0].resolved_from == {"period": "@last_days:7"}
 
@@ -50,7 +61,13 @@ def test_last_days_on_a_period_tool_is_a_period() -> None:
     ],
 )
 def test_each_time_symbol_resolves(symbol, tool, arg, expected) -> None:
-    args = {"user_id": "U12345678"} if tool == "list_orders" else {"city": "Paris"} if tool == "get_weather" else {}
+    args = (
+        {"user_id": "U12345678"}
+        if tool == "list_orders"
+        else {"city": "Paris"}
+        if tool == "get_weather"
+        else {}
+    )
     out = resolve_plan(plan({"tool": tool, "arguments": {**args, arg: symbol}}), S, TOOLS)
     assert out.steps[0].arguments[arg] == expected and out.steps[0].resolved_from == {arg: symbol}
 
@@ -67,7 +84,11 @@ def test_time_symbol_defaults_are_filled_and_resolved() -> None:
 def test_references_follow_the_expansion_and_resolution_is_idempotent() -> None:
     p = plan(
         {"tool": "find_user", "arguments": {"name": "李雷"}},
-        {"tool": "get_weather", "arguments": {"city": "${t1.city}", "date": "@this_weekend"}, "dependencies": ["t1"]},
+        {
+            "tool": "get_weather",
+            "arguments": {"city": "${t1.city}", "date": "@this_weekend"},
+            "dependencies": ["t1"],
+        },
     )
     out = resolve_plan(p, S, TOOLS)
     assert [s.tool for s in out.steps] == ["find_user", "get_weather", "get_weather"]
@@ -86,9 +107,15 @@ def test_an_unresolvable_symbol_is_a_typed_error() -> None:
     bad_tz = SessionState(now=S.now, timezone="Mars/Olympus")
     with pytest.raises(ResolveError) as ei:
         resolve_plan(plan({"tool": "get_weather", "arguments": {"city": "Paris"}}), bad_tz, TOOLS)
-    assert ei.value.error_info().error_type == ErrorType.PLAN_INVALID and ei.value.field == "/session/timezone"
+    assert (
+        ei.value.error_info().error_type == ErrorType.PLAN_INVALID and ei.value.field == "/session/timezone"
+    )
     with pytest.raises(ResolveError) as ei:
-        resolve_plan(plan({"tool": "get_weather", "arguments": {"city": "Paris", "date": "@tomorrow T24:00"}}), S, TOOLS)
+        resolve_plan(
+            plan({"tool": "get_weather", "arguments": {"city": "Paris", "date": "@tomorrow T24:00"}}),
+            S,
+            TOOLS,
+        )
     assert ei.value.field == "/steps/0/arguments/date"
 
 
