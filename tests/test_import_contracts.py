@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # heavy module: runs in `make test`, not `make test-fast`
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("tao", "thought_model", "router", "estimator", "rust_validator", "training", "bench")
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"

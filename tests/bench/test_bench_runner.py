@@ -138,6 +138,7 @@ def test_report_only_and_tao_bench_entry(tmp_path: Path, suites_dir: Path):
 CHEAP_SUITES = ("validator",)  # real suites whose --quick run is short enough for `make test`
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_quick_smoke_of_the_cheap_real_suites(tmp_path: Path):
     """`python -m bench --quick` on the cheap suites: results, report and plots end to end."""

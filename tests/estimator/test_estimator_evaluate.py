@@ -24,6 +24,7 @@ def small_csv(data_dir, tmp_path):
     return p
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_cli_writes_the_report(small_csv, tmp_path):
     out = tmp_path / "r" / "eval.json"

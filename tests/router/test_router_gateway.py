@@ -241,6 +241,7 @@ def test_bad_requests_get_typed_4xx(gw, content, status, type_):
     assert all(not u.requests for u in ups.values())
 
 
+@pytest.mark.slow
 def test_two_replicas_share_a_redis_bucket(upstreams, redis_server, tmp_path):
     _, urls = upstreams
     path = tmp_path / "p.toml"

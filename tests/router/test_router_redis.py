@@ -18,6 +18,7 @@ from router.testing.redis_server import RedisServer
 CFG = BucketConfig(capacity=1000.0, window_s=10_000.0)
 
 
+@pytest.mark.slow
 def test_replicas_share_one_bucket(redis_server, tenant):
     a = RedisBucket(CFG, RedisBucketConfig(url=redis_server.url), tenant=tenant)
     b = RedisBucket(CFG, RedisBucketConfig(url=redis_server.url), tenant=tenant)
@@ -27,6 +28,7 @@ def test_replicas_share_one_bucket(redis_server, tenant):
     a.reset(), a.close(), b.close()
 
 
+@pytest.mark.slow
 def test_keys_share_one_hash_tag(redis_server, tenant):
     bucket = RedisBucket(CFG, RedisBucketConfig(url=redis_server.url), tenant=tenant)
     tags = {k[k.index("{") : k.index("}") + 1] for k in bucket.keys}
@@ -38,6 +40,7 @@ def test_keys_share_one_hash_tag(redis_server, tenant):
     client.close(), bucket.reset(), bucket.close()
 
 
+@pytest.mark.slow
 def test_script_reloaded_after_noscript(redis_server, tenant):
     bucket = RedisBucket(CFG, RedisBucketConfig(url=redis_server.url), tenant=tenant)
     assert bucket.try_acquire(10).ok and bucket.script_loads == 1
@@ -100,6 +103,7 @@ async def test_async_path_degrades_too(tenant):
         server.close()
 
 
+@pytest.mark.slow
 async def test_per_tenant_redis_buckets_share_one_connection_pool(redis_server):
     from router import HeuristicEstimator, RouterConfig, build_router
 

@@ -10,6 +10,8 @@ import uuid
 import httpx
 import pytest
 
+pytestmark = pytest.mark.slow  # heavy module: runs in `make test`, not `make test-fast`
+
 PLAN_TOOLS = ["get_weather", "get_order_status", "get_user_profile"]
 
 

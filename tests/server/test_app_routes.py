@@ -8,6 +8,7 @@ from tao.server import app as app_module
 from tao.server.config import ServerConfig
 
 
+@pytest.mark.slow
 def test_a_route_module_that_fails_to_import_stops_start_up(monkeypatch) -> None:
     monkeypatch.setattr(
         app_module, "ROUTE_MODULES", (*app_module.ROUTE_MODULES, "tao.server.routes_missing_xyz")

@@ -78,6 +78,7 @@ def test_gateway_with_default_profiles_and_mock_upstream(upstream_mock, tmp_path
         srv.stop()
 
 
+@pytest.mark.slow
 def test_access_log_survives_the_in_process_mock_service(tmp_path):
     srv = ServeProcess(["--no-model"], tmp_path / "serve.log", env={"TAO_API_KEY": "", "TAO_TOOLS_URL": ""})
     try:
@@ -104,6 +105,7 @@ def test_access_log_survives_the_in_process_mock_service(tmp_path):
         srv.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="signals")
 def test_upstream_mock_cli_help():
     out = subprocess.run(

@@ -13,6 +13,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from serve_helpers import ROOT, free_port
 
+pytestmark = pytest.mark.slow  # heavy module: runs in `make test`, not `make test-fast`
+
 WEATHER_PLAN = {
     "version": "1.0",
     "intent": "weather",

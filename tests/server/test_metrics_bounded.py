@@ -40,6 +40,7 @@ def _flood(client: TestClient, n: int, seed: int) -> tuple[int, int]:
     return len(after) - len(before), after.count(series) - before.count(series)
 
 
+@pytest.mark.slow
 def test_random_paths_as_wired_today_stay_bounded(fresh_labels) -> None:
     """Even a caller that hands in raw paths and no route table: at most 64 endpoint values
     (the middleware today passes the raw ``/v1/...`` path and nothing registers the routes)."""
@@ -48,6 +49,7 @@ def test_random_paths_as_wired_today_stay_bounded(fresh_labels) -> None:
     assert series <= 2 * (metrics.MAX_ENDPOINT_SERIES + 1) and grown < 200_000, (grown, series)  # 401, 404
 
 
+@pytest.mark.slow
 def test_random_paths_with_route_templates_add_almost_nothing(fresh_labels) -> None:
     app = create_app(ServerConfig(load_model=False, api_key=KEY))
     metrics.register_routes(app)

@@ -14,6 +14,8 @@ import httpx
 import pytest
 from serve_helpers import ServeProcess, wait_http
 
+pytestmark = pytest.mark.slow  # heavy module: runs in `make test`, not `make test-fast`
+
 KEY = "st-key"
 
 

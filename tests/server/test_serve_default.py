@@ -9,6 +9,7 @@ from serve_helpers import ROOT, ServeProcess, wait_http
 from tao.server.config import DEFAULT_CHECKPOINT
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_tao_serve_default_checkpoint_answers_plan(tmp_path):
     if not (DEFAULT_CHECKPOINT / "config.json").is_file():

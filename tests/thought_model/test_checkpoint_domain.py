@@ -69,6 +69,7 @@ def tiny_ckpt(tmp_path, tiny_domain) -> Path:
     return _copy_checkpoint(tmp_path / "tiny_ckpt", "tiny_test_domain:domain", tiny_domain)
 
 
+@pytest.mark.slow
 def test_the_committed_checkpoints_record_the_reference_domain() -> None:
     for name in ("default", "tiny"):
         d = checkpoint_domain(DEFAULT_CHECKPOINT.parent / name)

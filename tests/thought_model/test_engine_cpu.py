@@ -15,6 +15,8 @@ from thought_model.engine.codec import GenericCodec
 from thought_model.engine.cpu import CpuEngine, CpuEngineConfig
 from thought_model.engine.decode import DecodeConfig
 
+pytestmark = pytest.mark.slow  # heavy module: runs in `make test`, not `make test-fast`
+
 # tools whose argument fields are all bounded, so a random model always finishes a plan
 BOUNDED = ["get_weather", "get_order_status", "get_user_profile", "get_invoice", "get_logistics"]
 REQUESTS = [

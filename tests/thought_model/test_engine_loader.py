@@ -44,6 +44,7 @@ def test_bad_kind_and_missing_checkpoint_are_typed(tmp_path, monkeypatch):
         load_engine("cpu", tmp_path / "nowhere")
 
 
+@pytest.mark.slow
 def test_load_cpu_engine(tiny_checkpoint, monkeypatch):
     from thought_model.engine.codec import GenericCodec
     from thought_model.engine.cpu import CpuEngine

@@ -20,6 +20,7 @@ def planner() -> HFPlanner:
     return HFPlanner(DEFAULT_CHECKPOINT)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_default_checkpoint_plans(planner: HFPlanner) -> None:
     reqs = [

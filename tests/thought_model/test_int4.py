@@ -11,6 +11,8 @@ import torch
 
 from thought_model import int4
 
+pytestmark = pytest.mark.slow  # heavy module: runs in `make test`, not `make test-fast`
+
 
 @pytest.fixture(scope="module")
 def exported(tiny_int4_checkpoint):

@@ -86,6 +86,7 @@ def test_stdio_server_becomes_contracts(call_log):
     assert _calls(call_log) == []  # listing calls nothing
 
 
+@pytest.mark.slow
 def test_unreachable_server_is_a_typed_load_error(tmp_path):
     with pytest.raises(DomainLoadError):
         load_domain(f"mcp+stdio:{sys.executable} {tmp_path / 'missing.py'}")

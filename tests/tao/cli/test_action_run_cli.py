@@ -101,6 +101,7 @@ def test_missing_model_is_a_clear_message(capsys, tmp_path) -> None:
     assert rc == 3 and "plan model is missing" in err and "--plan" in err
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_default_checkpoint_end_to_end() -> None:
     """`tao run` as a user runs it (a fresh process, in-process mock tools, the default model)."""
@@ -121,6 +122,7 @@ def test_default_checkpoint_end_to_end() -> None:
     assert "list_orders" in tools
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 async def test_real_engine_plugs_into_the_loop(tiny_checkpoint, mock_tools) -> None:
     """The CPU plan engine (random tiny model, generic codec) behind the Planner protocol."""

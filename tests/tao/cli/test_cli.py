@@ -1,9 +1,12 @@
 import subprocess
 import sys
 
+import pytest
+
 from tao.cli import COMMANDS, main
 
 
+@pytest.mark.slow
 def test_help_lists_subcommands():
     out = subprocess.run([sys.executable, "-m", "tao", "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0

@@ -41,6 +41,7 @@ def test_memory_store_ttl_and_tenants() -> None:
         store.put(SessionState(tenant="acme"))
 
 
+@pytest.mark.slow
 def test_redis_store_ttl_and_namespaces(redis_url) -> None:
     client = redis.Redis.from_url(redis_url)
     store = RedisSessionStore(client, ttl_s=30, prefix="tao-test:session")
@@ -64,6 +65,7 @@ def test_redis_store_ttl_and_namespaces(redis_url) -> None:
     client.close()
 
 
+@pytest.mark.slow
 async def test_loop_snapshots_between_turns(mock_tools, redis_url) -> None:
     store = RedisSessionStore.from_url(redis_url, prefix="tao-test:loop")
     ex = make_executor(mock_tools.url)

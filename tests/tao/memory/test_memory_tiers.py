@@ -155,6 +155,7 @@ def test_bad_keys_refused(mem):
             m.search(bad, "x")
 
 
+@pytest.mark.slow
 def test_two_redis_replicas_share_records_not_tenants(redis_server):
     import redis
 

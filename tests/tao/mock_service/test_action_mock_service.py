@@ -122,6 +122,7 @@ def _is_json(raw: bytes) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_bad_arguments_exit_cleanly() -> None:
     r = subprocess.run(
         [sys.executable, "-m", "tao.mock_service", "--timeout-rate", "0.8", "--error-rate", "0.5"],
