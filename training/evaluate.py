@@ -188,7 +188,9 @@ def print_table(report: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.evaluate", description=(__doc__ or "").splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m training.evaluate", description=(__doc__ or "").splitlines()[0]
+    )
     ap.add_argument("--checkpoint", default=EvalConfig.checkpoint)
     ap.add_argument("--data-dir", default=EvalConfig.data_dir)
     ap.add_argument("--n", type=int, default=EvalConfig.n)

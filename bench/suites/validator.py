@@ -285,7 +285,9 @@ def _stages(case: dict[str, Any], row: dict[str, Any], quick: bool) -> dict[str,
     costs = dict(checker.stage_costs(case["doc"], iterations=iterations))
     fast = costs.get("fast: whole check (scan + checks + result)")
     if fast is not None:
-        costs["python: call + lazy Observation (e minus the fast Rust check)"] = max(0.0, row["e"]["us_per_doc"] - fast)
+        costs["python: call + lazy Observation (e minus the fast Rust check)"] = max(
+            0.0, row["e"]["us_per_doc"] - fast
+        )
     return {
         "fast_path": checker.fast_path,
         "schema_fast_path": rv.SchemaValidator(case["schema"]).fast_path,

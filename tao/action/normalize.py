@@ -57,7 +57,7 @@ def _xml_to_obj(el: ET.Element) -> Any:
         v = _xml_to_obj(ch)
         if ch.tag in out:
             prev = out[ch.tag]
-            out[ch.tag] = prev + [v] if isinstance(prev, list) else [prev, v]
+            out[ch.tag] = [*prev, v] if isinstance(prev, list) else [prev, v]
         else:
             out[ch.tag] = v
     return out
