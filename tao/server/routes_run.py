@@ -172,5 +172,6 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         if rt is not None:
             specs = rt.registry.export()
         else:
-            specs = [dict(t.model_dump(mode="json"), transport="http") for t in config.domain().tools]
+            kind = "mcp" if (config.domain().transport or "").startswith("mcp+") else "http"
+            specs = [dict(t.model_dump(mode="json"), transport=kind) for t in config.domain().tools]
         return Response(orjson.dumps({"tools": specs, "count": len(specs)}), media_type="application/json")
