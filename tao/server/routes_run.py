@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -116,7 +117,7 @@ def register(app: FastAPI, config: ServerConfig) -> None:
     prev = app.router.lifespan_context
 
     @asynccontextmanager
-    async def lifespan(app_: FastAPI):
+    async def lifespan(app_: FastAPI) -> AsyncIterator[Any]:
         async with prev(app_) as state:
             yield state
         await holder.aclose()
