@@ -16,7 +16,7 @@ from usearch.index import Index
 
 class VectorIndex:
     def __init__(
-        self, ndim: int, *, connectivity: int = 16, expansion_add: int = 64, expansion_search: int = 64
+        self, ndim: int, *, connectivity: int = 16, expansion_add: int = 64, expansion_search: int = 32
     ) -> None:
         self.ndim = ndim
         self._ix = Index(

@@ -78,7 +78,7 @@ class _Base:
         lifetimes: Lifetimes | None = None,
         embedder: Embedder | None = None,
         clock: Callable[[], float] = time.time,
-        candidates: int = 16,
+        candidates: int = 8,
         redact_short: bool = True,
     ) -> None:
         self.redact_short = redact_short  # False keeps PII in the hot tier (documented trade-off)
