@@ -66,7 +66,11 @@ class EngineHolder:
             codec = GenericCodec() if self.config.extra.get("codec") == "generic" else None
             t0 = time.perf_counter()
             self.engine = load_engine(
-                self.config.engine, self.config.checkpoint, codec=codec, registry=self.config.registry
+                self.config.engine,
+                self.config.checkpoint,
+                codec=codec,
+                registry=self.config.registry,
+                compose=self.config.compose,
             )
             ENGINE_READY.set(1)
             log.info(

@@ -86,6 +86,19 @@ STATUS = {
     "cancelled": (["已取消"], ["cancelled", "canceled"]),
     "refunded": (["已退款"], ["refunded"]),
 }
+INVOICE_STATUS: dict[str, tuple[list[str], list[str]]] = {
+    "issued": (["已开具", "已开出", "已开好"], ["issued"]),
+    "pending": (["待开具", "待开票", "未开出"], ["pending", "unissued"]),
+    "void": (["已作废", "作废"], ["void", "voided"]),
+}
+"""Invoice status (``list_invoices.status``): canonical -> (zh surfaces, en surfaces)."""
+EXPENSE_STATUS: dict[str, tuple[list[str], list[str]]] = {
+    "submitted": (["已提交", "待审批", "审批中"], ["submitted", "pending approval", "under review"]),
+    "approved": (["已批准", "审批通过", "已通过"], ["approved"]),
+    "rejected": (["被驳回", "已驳回", "被拒"], ["rejected", "declined"]),
+    "paid": (["已打款", "已到账", "已付款"], ["paid", "paid out", "reimbursed"]),
+}
+"""Expense claim status (``list_expenses.status``)."""
 CATEGORY = {
     "travel": (["差旅", "出差"], ["travel", "business trip"]),
     "meal": (["餐费", "餐饮", "吃饭"], ["meal", "food"]),
@@ -274,3 +287,9 @@ class ValueSampler:
 
     def _s_category(self):
         return self._enum(CATEGORY)
+
+    def _s_invstatus(self):
+        return self._enum(INVOICE_STATUS)
+
+    def _s_expstatus(self):
+        return self._enum(EXPENSE_STATUS)
