@@ -44,6 +44,7 @@ def _requests(n: int, seed: int = 7) -> list[Request]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(90)
 def test_accounting_with_injected_faults_adds_up_exactly():
     n = 400

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from bench.report import ReportConfig, build_report, fmt, ratio_phrase
 from bench.report_adapters import derive
 
@@ -75,6 +77,7 @@ def test_adapters_derive_comparisons_and_plots():
     assert derive("plan", {"summary": {}}) == {} and derive("validator", {"results": 3}) == {}
 
 
+@pytest.mark.slow
 def test_report_renders_derived_tables_and_plots(tmp_path: Path):
     res = tmp_path / "res"
     res.mkdir()

@@ -68,6 +68,7 @@ def _bench(tmp: Path, suites_dir: Path, *args: str) -> subprocess.CompletedProce
     )
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_failures_are_recorded_and_the_run_exits_nonzero(tmp_path: Path, suites_dir: Path):
     r = _bench(tmp_path, suites_dir, "fake_ok", "fake_raises", "fake_bad_result", "fake_slow")
@@ -114,6 +115,7 @@ def test_bad_arguments_are_clear_errors(capsys):
     assert main(["--timeout", "-1"]) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_report_only_and_tao_bench_entry(tmp_path: Path, suites_dir: Path):
     assert _bench(tmp_path, suites_dir, "fake_ok").returncode == 0

@@ -19,6 +19,7 @@ def train():
     return generate(2500, seed=21)
 
 
+@pytest.mark.slow
 def test_correction_reduces_error_on_a_drifted_stream(train, tmp_path):
     est = TokenEstimator(FeatureSpec(models=MODELS), SMALL, OnlineConfig(refit_every=0)).fit(train)
     frozen = TokenEstimator.load(est.save(tmp_path / "frozen"))  # never observes
@@ -44,6 +45,7 @@ def test_correction_reduces_error_on_a_drifted_stream(train, tmp_path):
     assert all(v["mae_with"] < v["mae_without"] for v in o3_keys)
 
 
+@pytest.mark.slow
 def test_background_refit_swaps_models_and_adapts(train, tmp_path):
     cfg = OnlineConfig(refit_every=300, buffer_size=600, keep_training=1000, refit_trees=40, correct=False)
     est = TokenEstimator(FeatureSpec(models=MODELS), SMALL, cfg).fit(train)

@@ -284,6 +284,7 @@ def test_streaming_request_falls_back_before_the_first_byte(gw):
         assert [ln for ln in r.iter_lines() if ln.startswith("data:")][-1] == "data: [DONE]"
 
 
+@pytest.mark.slow
 def test_model_at_its_concurrency_limit_is_skipped(upstreams, tmp_path):
     import threading
 

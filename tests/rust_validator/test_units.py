@@ -149,6 +149,7 @@ def quantities(draw: st.DrawFn) -> tuple[str, str, float]:
     return f"{magnitude!r}{sep}{spelling}", to, float(expected)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(quantities())
 def test_conversions_agree_with_pint(q: tuple[str, str, float]) -> None:

@@ -82,6 +82,7 @@ def test_a_checkpoint_picks_its_recorded_domain(tiny_ckpt) -> None:
     assert checkpoint_domain(tiny_ckpt, full=True).name == "tiny"
 
 
+@pytest.mark.slow
 def test_tao_plan_uses_the_checkpoint_domain_without_a_flag(tiny_ckpt, capsys) -> None:
     from tao.cli.plan_cli import main
 
@@ -96,6 +97,7 @@ def test_tao_plan_uses_the_checkpoint_domain_without_a_flag(tiny_ckpt, capsys) -
         assert tools <= {"lookup_parcel"} and not tools & REFERENCE_TOOLS
 
 
+@pytest.mark.slow
 def test_tao_serve_uses_the_checkpoint_domain_without_a_flag(tiny_ckpt) -> None:
     from fastapi.testclient import TestClient
 

@@ -44,6 +44,7 @@ def test_default_checkpoint_plans(planner: HFPlanner) -> None:
     assert isinstance(p3, InsufficientContext) and p3.required_fields == ["user_id"]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_tao_plan_cli_prints_a_valid_plan(capsys) -> None:
     from tao.cli.plan_cli import main

@@ -66,6 +66,7 @@ def test_refs_and_annotation_mapping():
     assert permission_of(None) == (Permission.HIGH_RISK, False)  # MCP defaults: may be destructive
 
 
+@pytest.mark.slow
 def test_stdio_server_becomes_contracts(call_log):
     dom = load_domain(_stdio_ref(call_log))
     specs = dom.registry()
@@ -104,6 +105,7 @@ async def _run(dom, plan: dict, approve: tuple[str, ...] = ()):
         await rt.aclose()
 
 
+@pytest.mark.slow
 def test_plan_executed_and_observed_through_mcp_destructive_blocked(call_log):
     dom = load_domain(_stdio_ref(call_log))
     plan = _plan(
@@ -129,6 +131,7 @@ def test_plan_executed_and_observed_through_mcp_destructive_blocked(call_log):
     assert approved["status"] == "success" and _calls(call_log)[-1] == "delete_item"
 
 
+@pytest.mark.slow
 def test_arguments_checked_before_the_call_and_tool_errors_typed(call_log):
     dom = load_domain(_stdio_ref(call_log))
     out, _ = asyncio.run(_run(dom, _plan(("t1", "get_item", {"sku": "zz"}))))

@@ -3,6 +3,7 @@ instructions (36 injection strings, Chinese and English)."""
 
 from __future__ import annotations
 
+import pytest
 from action_helpers import demo_session, load_jsonl, make_executor, make_loop, plan
 
 from tao.contracts import EventKind
@@ -14,6 +15,7 @@ def test_corpus_size() -> None:
     assert len(INJECTIONS) >= 30 and len(set(INJECTIONS)) == len(INJECTIONS)
 
 
+@pytest.mark.slow
 async def test_injected_results_never_unlock_high_risk_tools(mock_tools) -> None:
     ex = make_executor(mock_tools.url)
     p = plan(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 
+import pytest
 from action_helpers import demo_session, load_jsonl, make_executor, make_loop, plan
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -117,6 +118,7 @@ async def test_spans_follow_genai_conventions(mock_tools) -> None:
     provider.shutdown()
 
 
+@pytest.mark.slow
 async def test_no_unredacted_pii_is_written(mock_tools, tmp_path, caplog) -> None:
     path = tmp_path / "pii.jsonl"
     tracer, exporter, provider = tracer_and_exporter()

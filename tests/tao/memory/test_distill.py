@@ -7,6 +7,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from estimator.tokens import approx_tokens
 from tao.memory import (
     DistillConfig,
@@ -38,6 +40,7 @@ def _hit(i: int, score: float, text: str = "查询上个月订单 → 3 个订�
     return Hit(rec, score)
 
 
+@pytest.mark.slow
 def test_bound_holds_on_long_noisy_histories():
     r = random.Random(7)
     keys = ["order_id", "city", "date", "start", "email", "body", "title", "amount", "period", "attendees"]
@@ -103,6 +106,7 @@ def test_only_top_two_memories_above_threshold():
     assert ctx.text.count("memory ") == 2 and "0.59" not in ctx.text
 
 
+@pytest.mark.slow
 def test_labelled_dialogues_50_turns():
     rep = evaluate(ROWS, turns=50)
     assert rep["max_tokens"] <= 300 and rep["needs"] >= 200

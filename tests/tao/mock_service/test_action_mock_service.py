@@ -61,6 +61,7 @@ def test_every_reference_tool_is_served() -> None:
     assert set(HANDLERS) == set(reference_registry())
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(90)
 def test_process_with_seeded_fault_rates() -> None:
     seqs = []

@@ -41,6 +41,7 @@ def served(mock_tools):
     s.stop()
 
 
+@pytest.mark.slow
 def test_run_with_replayed_plan(served, mock_tools) -> None:
     p = plan(
         ("t1", "list_orders", {"user_id": "U00000001", "period": "@last_month"}),
@@ -108,6 +109,7 @@ def test_bad_requests_get_typed_errors(served) -> None:
         assert next(t for t in tools["tools"] if t["name"] == "send_email")["permission"] == "high_risk"
 
 
+@pytest.mark.slow
 def test_in_process_mock_when_no_tools_url() -> None:
     s = Served(ServerConfig(load_model=False, tools_url=None))
     try:
