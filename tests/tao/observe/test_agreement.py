@@ -167,11 +167,12 @@ STATUSES = [200, 200, 200, 201, 204, 301, 400, 401, 403, 404, 408, 409, 422, 429
 def _result(tool: str, rng: random.Random) -> ActionResult:
     spec = REG[tool]
     data: Any = _value(spec.response_schema or {"type": "object"}, rng)
-    status = rng.choice(STATUSES)
-    latency = rng.choice([1.0, 30.0, spec.timeout_ms * 1.49, spec.timeout_ms * 1.5, spec.timeout_ms * 3])
+    status = 200 if rng.random() < 0.5 else rng.choice(STATUSES)
+    slow = [spec.timeout_ms * 1.49, spec.timeout_ms * 1.5, spec.timeout_ms * 3]
+    latency = rng.choice([1.0, 30.0]) if rng.random() < 0.7 else rng.choice(slow)
     raw = None
     error = None
-    kind = rng.randrange(10)
+    kind = rng.randrange(12)  # 6..11: left as generated
     if kind == 0 and isinstance(data, dict) and data:  # a required field missing or null
         k = rng.choice(sorted(data))
         if rng.random() < 0.5:
