@@ -34,7 +34,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from tao.contracts import InsufficientContext, PlanStep, ThoughtPlan, ToolSpec
 from tao.contracts.plan import MAX_STEPS, REF_PATTERN
@@ -120,7 +120,10 @@ class RegistryGraph:
         prop = self.props.get(name, {})
         pattern = prop.get("pattern")
         if pattern:
-            return [k for k, ss in self._samples.items() if any(re.search(pattern, s) for s in ss)]
+            kinds = [k for k, ss in self._samples.items() if any(re.search(pattern, s) for s in ss)]
+            if kinds or f"|({REF_PATTERN})" not in pattern:
+                return kinds
+            # a free-text field that also takes a reference (get_weather.city): by name below
         typ = prop.get("type")
         if typ == "integer":
             return ["DUR"] if "dur" in name else ["NUM", "DUR"]
@@ -264,7 +267,7 @@ class ComposingEngine(PlanEngine):
         self.splitter = splitter
         codec = getattr(inner, "codec", None)
         if codec is not None and not isinstance(codec, ClauseCodec):
-            inner.codec = ClauseCodec(codec)  # transparent for ordinary requests
+            cast(Any, inner).codec = ClauseCodec(codec)  # transparent for ordinary requests
         self.name = f"composing+{getattr(inner, 'name', 'engine')}"
 
     # -- interface -------------------------------------------------------------------------
@@ -402,9 +405,9 @@ class ComposingEngine(PlanEngine):
         whole = job.whole or PlanResult()
         if not job.clauses:
             return whole
-        parts = job.parts
-        if any(p is None or not p.ok for p in parts):
+        if any(p is None or not p.ok for p in job.parts):
             return whole
+        parts = [p for p in job.parts if p is not None]  # all of them (checked above)
         if any(isinstance(p.output, InsufficientContext) for p in parts):
             if self.cfg.union_insufficient and whole.ok and isinstance(whole.output, InsufficientContext):
                 fields: list[str] = []
@@ -577,16 +580,25 @@ def slot_tokens_in(text: str) -> list[str]:
 
 # --------------------------------------------------------------------------- selection
 COMPOSE_ENV = "TAO_COMPOSE"
+COMPOSE_DEFAULT = False
+"""Whether ``load_engine`` wraps the engine in a :class:`ComposingEngine` when neither the caller
+(``compose=``, ``--compose/--no-compose``) nor ``TAO_COMPOSE`` says: the one default to flip once
+the independent evaluation set has scored the hybrid."""
 
 
 def compose_enabled(flag: bool | None = None) -> bool:
     """Whether the hybrid is selected: an explicit ``flag`` wins, else ``TAO_COMPOSE``
-    (``1``/``true``/``on``); off by default until the independent set has been scored."""
+    (``1``/``true``/``on`` or ``0``/``false``/``off``), else :data:`COMPOSE_DEFAULT`."""
     if flag is not None:
         return flag
     import os
 
-    return os.environ.get(COMPOSE_ENV, "").strip().lower() in ("1", "true", "on", "yes")
+    env = os.environ.get(COMPOSE_ENV, "").strip().lower()
+    if env in ("1", "true", "on", "yes"):
+        return True
+    if env in ("0", "false", "off", "no"):
+        return False
+    return COMPOSE_DEFAULT
 
 
 def maybe_composing(

@@ -11,6 +11,16 @@ model never computes dates.
 The id kinds, cities and domain words come from the tool domain's
 :class:`~tao.contracts.domain.Lexicon` (``perceive(..., lexicon=)``; default: the reference
 domain's, via :mod:`tao.domains`); the language rules here are the same for every domain.
+
+Before anything else the request is normalized (:mod:`thought_model.perception.normalize`):
+traditional → simplified Chinese, full-width letters/digits → ASCII, misspelled key words fixed
+(``wheather`` → ``weather``). **Slot values are taken from the normalized text** (project
+decision): a value written in traditional characters is bound in simplified ones. Cities come
+from the domain's list plus a world gazetteer (:mod:`thought_model.perception.gazetteer`: big
+cities anywhere, smaller ones and English words that are cities only next to a cue, typos
+near a cue); time ranges, compound durations, weekends, last/next N days and ``N号`` come from
+:mod:`thought_model.perception.timespans`; free text without a colon or cue word from
+:mod:`thought_model.perception.freetext`.
 """
 
 from __future__ import annotations
@@ -31,6 +41,10 @@ from thought_model.entities_lexicon import (
     ZH_REL_DAY,
     ZH_REL_PERIOD,
 )
+from thought_model.perception.freetext import find_free_texts
+from thought_model.perception.gazetteer import find_cities
+from thought_model.perception.normalize import normalize_request
+from thought_model.perception.timespans import TimeRange, find_day_periods, find_durations, find_time_ranges
 
 GENERIC_SLOT_TYPES = (
     "EMAIL",
@@ -552,7 +566,7 @@ def _find_days(text: str, today: date) -> list[tuple[int, int, str]]:
             mo = (
                 MONTHS_EN.get(mon.lower().rstrip("."))
                 if mon and not mon.isdigit() and mon.isascii()
-                else zh_number(mon)
+                else (zh_number(mon) if mon else None)
             )
             dd = zh_number(d) if d else None
             if mo and dd:
@@ -576,6 +590,7 @@ def _find_days(text: str, today: date) -> list[tuple[int, int, str]]:
             mo = int(mon) if mon.isdigit() else MONTHS_EN.get(mon.lower())
             if mo and 1 <= mo <= 12:
                 out.append((m.start(), m.end(), f"{int(m.group('y')):04d}-{mo:02d}"))
+    out += find_day_periods(text, today)  # weekends, last/next N days, N号
     return out
 
 
@@ -604,9 +619,18 @@ def _weekday_date(today: date, wd: int, which: str) -> str:
     return d.isoformat()
 
 
-def _add_datetimes(text: str, spans: _Spans, today: date) -> None:
+def _add_datetimes(text: str, spans: _Spans, today: date, ranges: list[TimeRange] | None = None) -> None:
     days = sorted(_find_days(text, today), key=lambda x: (x[0], -(x[1] - x[0])))
     times = _find_times(text)
+    # the start of a clock range ("下午1点" of 下午1点到3点, "1" of "from 1 to 3pm") is a time; its
+    # end was bound as a duration before, so times inside it are dropped
+    gaps: list[tuple[int, int]] = []  # a range's duration part may sit between a time and its day
+    starts = {(r.start, r.mid) for r in ranges or ()}
+    for r in ranges or ():
+        times = [t for t in times if t[1] <= r.start or t[0] >= r.mid]
+        times.append((r.start, r.mid, r.time))
+        gaps.append((r.dur_start, r.end))
+    times.sort(key=lambda x: (x[0], -(x[1] - x[0])))
     used_times: set[int] = set()
     for a, b, v in days:
         if not spans.free(a, b):
@@ -636,6 +660,33 @@ def _add_datetimes(text: str, spans: _Spans, today: date) -> None:
                 joined = f"{v} T{tv}" if v.startswith("@") else f"{v} {tv}"
                 spans.add("DATE", ta, b, text, joined)
                 break
+            if (
+                i not in used_times
+                and (ta, tb) in starts
+                and 0 <= ta - b <= 10
+                and re.fullmatch(r"[\s,，]*(?:from|between)?\s*", text[b:ta], re.I)
+                and spans.free(a, tb)
+                and _is_daylike(v)
+            ):
+                used_times.add(i)  # "tomorrow from 1 to 3pm": the range's start joins the day
+                joined = f"{v} T{tv}" if v.startswith("@") else f"{v} {tv}"
+                spans.add("DATE", a, tb, text, joined)
+                break
+            rng = next((g for g in gaps if tb <= g[0] and g[1] <= a), None)
+            if (
+                i not in used_times
+                and rng is not None
+                and re.fullmatch(r"[\s,，]*(?:on\s*)?", text[tb : rng[0]] + text[rng[1] : a], re.I)
+                and spans.free(ta, tb)
+                and _is_daylike(v)
+            ):
+                # "from 1 to 3pm tomorrow": the time and its day are split by the duration; both
+                # spans get the joined value (one slot token, written twice)
+                used_times.add(i)
+                joined = f"{v} T{tv}" if v.startswith("@") else f"{v} {tv}"
+                spans.add("DATE", ta, tb, text, joined)
+                spans.add("DATE", a, b, text, joined)
+                break
         else:
             spans.add("DATE", a, b, text, v)
     for i, (ta, tb, tv) in enumerate(times):
@@ -647,7 +698,11 @@ _DAYLIKE = {"today", "tomorrow", "yesterday", "day_after_tomorrow"}
 
 
 def _is_daylike(v: str) -> bool:
-    return v[1:] in _DAYLIKE or v.startswith(("@days_ago", "@in_days")) or (len(v) == 10 and v[4] == "-")
+    return (
+        v[1:] in _DAYLIKE
+        or v.startswith(("@days_ago", "@in_days", "@this_weekend", "@next_weekend"))
+        or (len(v) == 10 and v[4] == "-")
+    )
 
 
 @dataclass(frozen=True)
@@ -693,7 +748,7 @@ def perceive(
     """
     today = today or date.today()
     rules = _rules(lexicon)
-    text = request.replace("<", "＜").replace(">", "＞")
+    text = normalize_request(request).replace("<", "＜").replace(">", "＞")
     spans = _Spans()
     for type_, rx, upper in rules.id_rules:
         for m in rx.finditer(text):
@@ -702,6 +757,11 @@ def perceive(
             spans.add(type_, m.start(), m.end(), text, v)
     for m in _QUOTED.finditer(text):
         spans.add("TEXT", m.start(), m.end(), text, (m.group("t") or m.group("t2")).strip())
+    ranges = [r for r in find_time_ranges(text) if spans.free(r.start, r.end)]
+    for r in ranges:  # 下午1点到3点: "到3点" is the duration, the start joins the dates below
+        spans.add("DUR", r.dur_start, r.end, text, r.minutes)
+    for a, b, minutes in find_durations(text):  # an hour and a half, 1小时30分钟
+        spans.add("DUR", a, b, text, minutes)
     for m in _DUR.finditer(text):
         n = m.group("n").lower()
         val = 0.5 if n in ("半", "half a", "half an") else _num(n)
@@ -725,7 +785,10 @@ def perceive(
         t = text[a : min(stops)].rstrip(" ，,、")
         if t and spans.free(a, a + len(t)):
             spans.add("TEXT", a, a + len(t), text, t)
-    _add_datetimes(text, spans, today)
+    has_text = any(e.type == "TEXT" for e in spans.items)
+    for a, b, t in find_free_texts(text, spans.free, colon_rule=not has_text):  # 正文写…, subject X
+        spans.add("TEXT", a, b, text, t)
+    _add_datetimes(text, spans, today, ranges)
     for m in _AMOUNT.finditer(text):
         g = "a1" if m.group("a1") else "a2" if m.group("a2") else "a3"
         a = m.start() if g != "a3" else m.start(g)
@@ -734,10 +797,8 @@ def perceive(
         n = _num(m.group("n"))
         if n is not None and n.is_integer() and 1 <= n <= 1000:
             spans.add("NUM", m.start(), m.end(), text, int(n))
-    for city, canon in rules.city_order:
-        pat = re.escape(city) if not city.isascii() else rf"(?<![A-Za-z]){re.escape(city)}(?![A-Za-z])"
-        for m in re.finditer(pat, text, flags=0 if not city.isascii() else re.I):
-            spans.add("CITY", m.start(), m.end(), text, canon)
+    for c in find_cities(text, rules.cities, spans.free):
+        spans.add("CITY", c.start, c.end, text, c.value)
     for m in _ZH_NAME_CUE.finditer(text):
         n = m.group("n")
         if n not in rules.name_block_zh and not n.startswith(

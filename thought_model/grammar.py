@@ -139,6 +139,8 @@ def _string_field(
             alts.append(re.escape(ME_SLOT))
         if kinds:
             alts.append(_alts(kinds, avail))
+        elif has_ref:  # a free-text field that also takes a reference (get_weather.city)
+            alts.append(_alts(FREE_TEXT_KINDS, avail))
         refs = _ref_steps(step) if has_ref else None
         if refs:
             outs = "|".join(_ref_outputs(name, base, tools))

@@ -93,13 +93,42 @@ def _abs_date(rng: random.Random, today: date, lang: str) -> str:
     )
 
 
-def day_surface(rng: random.Random, today: date, lang: str) -> str:
+ZH_WEEKENDS = ["这周末", "本周末", "下周末", "周末这两天"]
+EN_WEEKENDS = ["this weekend", "next weekend"]
+ZH_SPANS = ["最近7天", "最近3天", "过去30天", "过去两周", "近10天", "最近15天", "未来3天", "未来一周"]
+EN_SPANS = ["the last 7 days", "the past 30 days", "the last 14 days", "the past 3 days", "the next 5 days"]
+
+
+def weekend_surface(rng: random.Random, lang: str) -> str:
+    return rng.choice(ZH_WEEKENDS if lang == "zh" else EN_WEEKENDS)
+
+
+def span_surface(rng: random.Random, lang: str) -> str:
+    """Last / next N days ("最近7天", "the past 30 days")."""
+    if lang == "zh":
+        n = rng.choice([3, 5, 7, 7, 10, 14, 15, 30])
+        return rng.choice(
+            [f"最近{n}天", f"过去{n}天", f"近{n}天", f"未来{n}天"]
+            if n <= 10
+            else [f"最近{n}天", f"过去{n}天"]
+        )
+    n = rng.choice([3, 5, 7, 7, 10, 14, 30])
+    return rng.choice([f"the last {n} days", f"the past {n} days", f"the next {n} days", f"last {n} days"])
+
+
+def day_surface(rng: random.Random, today: date, lang: str, train: bool = False) -> str:
+    """A day; ``train`` rows also draw weekends (``@this_weekend``, one step per day later)."""
+    if train and rng.random() < 0.06:
+        return rng.choice(ZH_WEEKENDS if lang == "zh" else EN_WEEKENDS)
     if rng.random() < 0.7:
         return rng.choice(ZH_DAYS if lang == "zh" else EN_DAYS)
     return _abs_date(rng, today, lang)
 
 
-def period_surface(rng: random.Random, today: date, lang: str) -> str:
+def period_surface(rng: random.Random, today: date, lang: str, train: bool = False) -> str:
+    """A period; ``train`` rows also draw weekends and last/next N days."""
+    if train and rng.random() < 0.15:
+        return rng.choice(ZH_SPANS + ZH_WEEKENDS[:2] if lang == "zh" else EN_SPANS + EN_WEEKENDS)
     if rng.random() < 0.8:
         return rng.choice(ZH_PERIODS if lang == "zh" else EN_PERIODS)
     m = rng.randint(1, 12)
@@ -133,7 +162,41 @@ def _en_time(rng: random.Random) -> str:
     return f"{h12}{ap}" if mi == "00" and rng.random() < 0.6 else f"{h12}:{mi} {ap}"
 
 
-def when_surface(rng: random.Random, today: date, lang: str) -> str:
+_ZH_NUM = ["零", "一", "两", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二"]
+
+
+def range_surface(rng: random.Random, today: date, lang: str, train: bool = False) -> str:
+    """A day with a clock range ("明天下午1点到3点", "tomorrow from 9 to 11am"): perception binds
+    the day with the start time as one DATE and the range's end as a DUR (minutes)."""
+    h = rng.randint(8, 17)
+    length = rng.choice([1, 1, 2, 2, 3])
+    e = min(h + length, 20)
+    half = rng.random() < 0.2
+    if lang == "zh":
+        day = rng.choice(["今天", "明天", "后天", "明天", "下周一", "周三"])
+
+        def zt(x: int, with_ap: bool) -> str:
+            ap = (
+                ("上午" if x < 12 else "中午" if x == 12 else "下午" if x < 18 else "晚上") if with_ap else ""
+            )
+            hh = x if x <= 12 else x - 12
+            return f"{ap}{_ZH_NUM[hh] if rng.random() < 0.3 else hh}点"
+
+        start = zt(h, True)
+        end = zt(e, (h < 12) != (e < 12) or rng.random() < 0.3) + ("半" if half else "")
+        return f"{day}{start}{rng.choice(['到', '至', '-'])}{end}"
+    day = rng.choice(["today", "tomorrow", "tomorrow", "on Monday", "the day after tomorrow"])
+    ap = "am" if e < 12 else "pm"
+    h12 = h if h <= 12 else h - 12
+    e12 = e if e <= 12 else e - 12
+    if (h < 12) != (e < 12):
+        span = f"from {h12}am to {e12}pm" if rng.random() < 0.5 else f"{h12}am-{e12}pm"
+    else:
+        span = rng.choice([f"from {h12} to {e12}{ap}", f"{h12}-{e12}{ap}", f"between {h12} and {e12}{ap}"])
+    return f"{day} {span}" if rng.random() < 0.7 else f"{span} {day}"
+
+
+def when_surface(rng: random.Random, today: date, lang: str, train: bool = False) -> str:
     if lang == "zh":
         day = (
             rng.choice(["今天", "明天", "后天", "明天", "今天"])

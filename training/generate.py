@@ -30,7 +30,14 @@ from tao.domains import load_domain
 from thought_model.entities import ME_SLOT, perceive
 from thought_model.grammar import dumps_compact
 from thought_model.prompt import session_today
-from training.dates import day_surface, period_surface, when_surface
+from training.dates import (
+    day_surface,
+    period_surface,
+    range_surface,
+    span_surface,
+    weekend_surface,
+    when_surface,
+)
 from training.fillers import add_fillers
 from training.noise import add_noise
 from training.paraphrase import paraphrase
@@ -45,6 +52,14 @@ _ALT = re.compile(r"\[([^\[\]]*)\]")
 _PH = re.compile(r"\{([a-z]+[0-9]?)\}")
 
 
+def _ph_key(x: str) -> str:
+    """The key of a ``{key}`` placeholder (a list argument holds only placeholders)."""
+    m = _PH.fullmatch(x)
+    if m is None:
+        raise ValueError(f"not a slot placeholder: {x!r}")
+    return m.group(1)
+
+
 @dataclass
 class GenConfig:
     """Data generation settings."""
@@ -57,6 +72,8 @@ class GenConfig:
     noise: float = 0.5
     zh_prob: float = 0.5
     filler_prob: float = 0.4  # training rows only: neutral filler words/clauses (training.fillers)
+    three_prob: float = 0.0  # training rows only: share of composed rows with three intents
+    list_prob: float = 0.0  # training rows only: share of composed rows written as a list / both-and
 
 
 def _domain(domain: Domain | None) -> tuple[Domain, Phrasing]:
@@ -100,6 +117,7 @@ def _fill(
     heldout: bool = False,
     filler_prob: float = 0.0,
     lexicon=None,
+    train: bool = False,
 ) -> tuple[str, dict[str, tuple[str, Any]]]:
     text = paraphrase(_expand(template, rng), lang, rng, heldout=heldout)
     if filler_prob:
@@ -110,9 +128,25 @@ def _fill(
     def repl(m: re.Match[str]) -> str:
         key = m.group(1)
         kind = key.rstrip("0123456789")
+        if kind == "range":  # a clock range fills the start ({when}) and the duration ({dur})
+            surf = range_surface(rng, today, lang, train)
+            p = perceive(surf, today=today, lexicon=lexicon)
+            by = {k.strip("<>").rstrip("0123456789"): v for k, v in p.slots.items()}
+            if len(p.slots) != 2 or set(by) != {"DATE", "DUR"}:
+                raise _Drop(f"range surface {surf!r}")
+            values["when"] = (surf, by["DATE"])
+            values["dur"] = (surf, by["DUR"])
+            return surf
+        if kind in ("wkend", "span"):  # a weekend (fills {day}) / last-next N days (fills {period})
+            surf = weekend_surface(rng, lang) if kind == "wkend" else span_surface(rng, lang)
+            p = perceive(surf, today=today, lexicon=lexicon)
+            if len(p.slots) != 1:
+                raise _Drop(f"date surface {surf!r}")
+            values["day" if kind == "wkend" else "period"] = (surf, next(iter(p.slots.values())))
+            return surf
         if kind in ("day", "period", "when"):
             surf = {"day": day_surface, "period": period_surface, "when": when_surface}[kind](
-                rng, today, lang
+                rng, today, lang, train
             )
             p = perceive(surf, today=today, lexicon=lexicon)
             if len(p.slots) != 1:
@@ -146,9 +180,7 @@ def _plan_steps(
         out: dict[str, Any] = {}
         for name, v in args.items():
             if isinstance(v, list):
-                items = [
-                    ("slot", _PH.fullmatch(x).group(1)) for x in v if _PH.fullmatch(x).group(1) in values
-                ]
+                items = [("slot", k) for k in map(_ph_key, v) if k in values]
                 if items:
                     out[name] = items
                 continue
@@ -245,6 +277,7 @@ def make_example(
             heldout,
             cfg.filler_prob if train_augment else 0.0,
             dom.lexicon,
+            train_augment,
         )
         renamed = {f"{key}__{k}": v for key, v in values.items()}
         steps, miss = _plan_steps(spec, values, user_id, registry, offset=len(all_steps))
@@ -257,10 +290,7 @@ def make_example(
     if len(parts) > 1:
         if missing:
             raise _Drop("composed request with missing fields")
-        conn = rng.choice(
-            list(ph.connectors[lang]) + (list(ph.train_connectors[lang]) if train_augment else [])
-        )
-        request = texts[0].rstrip("。.!！?？ ") + conn + texts[1].strip()
+        request = _join(texts, lang, rng, ph, train_augment, cfg.list_prob if train_augment else 0.0)
         intent = MULTI_INTENT
     else:
         request = texts[0]
@@ -293,6 +323,34 @@ def make_example(
     }
 
 
+def _join(
+    texts: list[str], lang: str, rng: random.Random, ph: Phrasing, train_augment: bool, list_prob: float
+) -> str:
+    """One request from the asks of a composed row: connectors between them, or (training rows,
+    ``list_prob``) a numbered list or an English "both ... and ..."."""
+    if list_prob and rng.random() < list_prob:
+        parts = [t.strip().rstrip("。.!！?？；; ") for t in texts]
+        style = rng.random()
+        if lang == "en" and len(parts) == 2 and style < 0.3:
+            return f"both {parts[0][:1].lower() + parts[0][1:]} and {parts[1][:1].lower() + parts[1][1:]}"
+        if lang == "zh":
+            marks = rng.choice([["1. ", "2. ", "3. "], ["1）", "2）", "3）"], ["一是", "二是", "三是"]])
+            sep = rng.choice(["；", "。", " ", "\n"])
+            head = rng.choice(["", "帮我办几件事：", "两件事：" if len(parts) == 2 else "三件事：", "麻烦："])
+        else:
+            marks = rng.choice([["1. ", "2. ", "3. "], ["1) ", "2) ", "3) "], ["- ", "- ", "- "]])
+            sep = rng.choice(["; ", ". ", " ", "\n"])
+            head = rng.choice(["", "a few things: ", "please: ", "can you do these: "])
+        return head + sep.join(m + p for m, p in zip(marks, parts, strict=False))
+    out = texts[0]
+    for t in texts[1:]:
+        conn = rng.choice(
+            list(ph.connectors[lang]) + (list(ph.train_connectors[lang]) if train_augment else [])
+        )
+        out = out.rstrip("。.!！?？ ") + conn + t.strip()
+    return out
+
+
 def _rename(v: Any, k: int) -> Any:
     if isinstance(v, tuple) and v[0] == "slot":
         return ("slot", f"{v[1]}__{k}")
@@ -321,6 +379,12 @@ def _pick_parts(
         by = {i.name: i for i in intents}
         return [(by[a], tmpl(by[a], False)), (by[b], tmpl(by[b], False))]
     if split in ("train", "test") and rng.random() < cfg.compose_prob:
+        if split == "train" and cfg.three_prob and rng.random() < cfg.three_prob:
+            while True:
+                trio = rng.sample(composable, 3)
+                pairs = {(x.name, y.name) for x in trio for y in trio if x is not y}
+                if not pairs & held_pairs and sum(len(x.steps) for x in trio) <= 7:
+                    return [(x, tmpl(x, False)) for x in trio]
         while True:
             a, b = rng.sample(composable, 2)
             if (a.name, b.name) not in held_pairs and len(a.steps) + len(b.steps) <= 7:
@@ -396,7 +460,9 @@ def write_splits(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.generate", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m training.generate", description=(__doc__ or "").splitlines()[0]
+    )
     ap.add_argument("--out", type=Path, default=Path("data/plans"))
     ap.add_argument("--n", type=int, default=GenConfig.n_train, help="training rows")
     ap.add_argument("--n-eval", type=int, default=GenConfig.n_eval, help="rows per evaluation split")
@@ -419,11 +485,21 @@ def main(argv: list[str] | None = None) -> int:
         metavar="MODULE:ATTR",
         help="tool domain (default: $TAO_REGISTRY, else tao.domains.reference:domain)",
     )
+    ap.add_argument(
+        "--three-prob", type=float, default=0.0, help="share of composed training rows with 3 intents"
+    )
+    ap.add_argument("--list-prob", type=float, default=0.0, help="share of composed training rows as a list")
     a = ap.parse_args(argv)
     counts = write_splits(
         a.out,
         GenConfig(
-            n_train=a.n, n_eval=a.n_eval, seed=a.seed, compose_prob=a.compose_prob, filler_prob=a.filler_prob
+            n_train=a.n,
+            n_eval=a.n_eval,
+            seed=a.seed,
+            compose_prob=a.compose_prob,
+            filler_prob=a.filler_prob,
+            three_prob=a.three_prob,
+            list_prob=a.list_prob,
         ),
         domain=load_domain(a.registry),
     )

@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tao.contracts.daysymbols import DAY_SYMBOL_ALTS
+
 PLAN_VERSION = "1.0"
 MAX_STEPS = 7
 STEP_ID_PATTERN = r"^t[1-7]$"
@@ -38,8 +40,14 @@ TIME_SYMBOLS = (
     "last_year",
 )
 TIME_SYMBOL_PATTERN = (
-    r"^@(" + "|".join(TIME_SYMBOLS) + r"|days_ago:[1-9][0-9]?|in_days:[1-9][0-9]?)( T[0-2][0-9]:[0-5][0-9])?$"
+    r"^@("
+    + "|".join(TIME_SYMBOLS)
+    + r"|days_ago:[1-9][0-9]?|in_days:[1-9][0-9]?|"
+    + DAY_SYMBOL_ALTS
+    + r")( T[0-2][0-9]:[0-5][0-9])?$"
 )
+"""A relative time symbol: a day, a period, ``@this_weekend`` / ``@next_weekend`` and
+``@last_days:N`` / ``@next_days:N`` (see :mod:`tao.contracts.daysymbols`), optionally with a time."""
 
 
 class PlanStep(BaseModel):
@@ -68,9 +76,7 @@ class ThoughtPlan(BaseModel):
     created_at: datetime | None = None
 
     def stamped(self) -> ThoughtPlan:
-        return self.model_copy(
-            update={"thought_id": str(uuid.uuid4()), "created_at": datetime.now(UTC)}
-        )
+        return self.model_copy(update={"thought_id": str(uuid.uuid4()), "created_at": datetime.now(UTC)})
 
 
 class InsufficientContext(BaseModel):

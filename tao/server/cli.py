@@ -32,6 +32,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="MODULE:ATTR",
         help="tool domain (TAO_REGISTRY; default: the checkpoint's own, else tao.domains.reference:domain)",
     )
+    ap.add_argument(
+        "--compose",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="hybrid planner: clause split + composition around the plan model (TAO_COMPOSE; "
+        "default: thought_model.compose.COMPOSE_DEFAULT)",
+    )
     ap.add_argument("--api-key", default=None, help="require this bearer key on /v1 (TAO_API_KEY)")
     ap.add_argument("--max-body-bytes", type=int, default=None)
     ap.add_argument("--timeout", type=float, default=None, help="per-request timeout in seconds")
@@ -75,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         max_body_bytes=args.max_body_bytes,
         request_timeout_s=args.timeout,
         registry=args.registry,
+        compose=args.compose,
     )
     if args.no_model:
         cfg.load_model = False

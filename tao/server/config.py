@@ -24,6 +24,7 @@ class ServerConfig:
     redis_url: str | None = None  # TAO_REDIS_URL: shared bucket / session store
     tools_url: str | None = None  # base URL of the HTTP tool service used by /v1/run (TAO_TOOLS_URL)
     registry: str | None = None  # tool domain MODULE:ATTR (TAO_REGISTRY); default: the checkpoint's own
+    compose: bool | None = None  # hybrid ComposingEngine (TAO_COMPOSE); None: compose.COMPOSE_DEFAULT
     extra: dict[str, str] = field(default_factory=dict)
     _domains: dict[bool, Domain] = field(default_factory=dict, repr=False)
 

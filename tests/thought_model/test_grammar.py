@@ -180,8 +180,10 @@ def test_per_request_schema_offers_only_the_request_slots() -> None:
     plan["steps"][0]["arguments"]["order_id"] = "<ORDER2>"
     assert not v.is_valid(plan)
     positions = s["anyOf"][0]["properties"]["steps"]["prefixItems"]
+    first = {b["properties"]["tool"]["const"] for b in positions[0]["anyOf"]}
+    assert "get_order_status" in first and "get_weather" not in first  # no city slot: weather impossible
     offered = {b["properties"]["tool"]["const"] for b in positions[1]["anyOf"]}
-    assert "get_order_status" in offered and "get_weather" not in offered  # no city slot: weather impossible
+    assert "get_order_status" in offered and "get_weather" in offered  # later: city=${t1.city}
     me_only = output_json_schema(TOOLS, slots=["<ME>"])["anyOf"][0]["properties"]["steps"]["prefixItems"]
     assert "get_logistics" not in {
         b["properties"]["tool"]["const"] for b in me_only[0]["anyOf"]

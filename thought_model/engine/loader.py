@@ -55,15 +55,31 @@ def load_engine(
     cpu_config=None,
     vllm_config=None,
     registry: str | None = None,
+    compose: bool | None = None,
 ) -> PlanEngine:
     """Build the engine for ``kind`` over ``checkpoint`` (default: the embedded default model),
     planning for the checkpoint's own tool domain (``registry`` = ``MODULE:ATTR`` must agree
-    with it; see :func:`thought_model.checkpoint.checkpoint_domain`)."""
+    with it; see :func:`thought_model.checkpoint.checkpoint_domain`).
+
+    ``compose``: wrap it in the hybrid :class:`~thought_model.compose.ComposingEngine` (clause
+    split + registry-graph composition); None = ``TAO_COMPOSE``, else
+    :data:`thought_model.compose.COMPOSE_DEFAULT`."""
     ckpt = Path(checkpoint) if checkpoint else Path(os.environ.get("TAO_CHECKPOINT") or DEFAULT_CHECKPOINT)
     if not (ckpt / "config.json").is_file():
         raise EngineLoadError(f"no checkpoint at {ckpt} (config.json missing)")
+    domain = checkpoint_domain(ckpt, registry)
     if codec is None:
-        codec = default_codec(checkpoint_domain(ckpt, registry))
+        codec = default_codec(domain)
+    engine = _build(kind, ckpt, codec, cpu_config, vllm_config)
+    from thought_model.compose import maybe_composing
+
+    return maybe_composing(engine, compose, tools=domain.tools)
+
+
+def _build(kind: str | None, ckpt: Path, codec: PlanCodec, cpu_config, vllm_config) -> PlanEngine:
+    from thought_model.perception.gazetteer import warm
+
+    warm()  # build perception's city table now (~1 s), not on the first request
     concrete = resolve_kind(kind)
     if concrete == "vllm":
         from thought_model.engine.vllm_engine import VllmEngine, vllm_available

@@ -442,6 +442,16 @@ def warm() -> None:
     world_gazetteer()
 
 
+def is_known_city(name: str) -> bool:
+    """Whether ``name`` is a city of the world gazetteer (a Chinese name as written in simplified
+    characters, an English name in any case, accents optional)."""
+    name = name.strip()
+    if not name:
+        return False
+    g = world_gazetteer()
+    return name in g.zh or _fold(name).lower() in g.en
+
+
 def find_cities(
     text: str,
     curated: Mapping[str, str] | None = None,

@@ -1,4 +1,4 @@
-"""The reference domain's 18 tools as plain functions over :class:`MockData` (served by
+"""The reference domain's 22 tools as plain functions over :class:`MockData` (served by
 :mod:`tao.mock_service`).
 
 Each handler returns ``(status_code, body)``; write tools also report that they had a side
@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import calendar
 import hashlib
+import importlib
 from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from tao.domains.reference.lexicon import HOME_CITIES
+from tao.domains.reference.lexicon import EN_CITIES, HOME_CITIES, ZH_CITIES
 from tao.domains.reference.mock_data import MockData
 
 Result = tuple[int, Any, bool]  # status, body, side effect happened
 Handler = Callable[[MockData, dict[str, Any]], Result]
 
+_EN_CITIES_LOWER = frozenset(c.lower() for c in EN_CITIES)
 _LOGISTICS = {"shipped": "In Transit", "in_transit": "In Transit", "delivered": "Delivered"}
 
 
@@ -163,9 +165,30 @@ def get_expense_status(d: MockData, a: dict) -> Result:
     return (200, dict(e), False) if e else _nf("expense")
 
 
+def _world_city(city: str) -> bool | None:
+    """Whether perception's world gazetteer knows ``city`` (None when perception is not installed:
+    the domain imports only the contracts, so the gazetteer is looked up at run time)."""
+    try:
+        gz = importlib.import_module("thought_model.perception.gazetteer")
+    except ImportError:
+        return None
+    return bool(gz.is_known_city(city))
+
+
+def known_city(city: str) -> bool:
+    """A city the weather mock answers for: the domain's cities, then any city the world gazetteer
+    knows (Chinese or English name); without the gazetteer, any non-empty ASCII name."""
+    if not city or not city.strip():
+        return False
+    if city in HOME_CITIES or city in ZH_CITIES or city.lower() in _EN_CITIES_LOWER:
+        return True
+    world = _world_city(city)
+    return city.isascii() if world is None else world
+
+
 def get_weather(d: MockData, a: dict) -> Result:
     city = a.get("city", "")
-    if city not in HOME_CITIES and not city.isascii():
+    if not known_city(city):
         return _nf("city")
     day = a.get("date") or d.today.isoformat()
     h = int(_suffix(city, day), 16)
@@ -212,6 +235,67 @@ def list_calendar_events(d: MockData, a: dict) -> Result:
     return 200, {"events": events, "count": len(events)}, False
 
 
+def _newest_first(rows: list[dict], a: dict, status_key: str = "status") -> list[dict] | None:
+    try:
+        out = [
+            r
+            for r in rows
+            if _in_period(r["created_at"], a.get("period"))
+            and (not a.get("status") or r[status_key] == a["status"])
+        ]
+    except ValueError:
+        return None
+    return sorted(out, key=lambda r: r["created_at"], reverse=True)
+
+
+def list_invoices(d: MockData, a: dict) -> Result:
+    uid = a.get("user_id", "")
+    if uid not in d.users:
+        return _nf("user")
+    rows = _newest_first([i for i in d.invoices.values() if i.get("user_id") == uid], a)
+    if rows is None:
+        return _bad("period must be YYYY-MM[-DD][/YYYY-MM[-DD]]")
+    keys = ("invoice_id", "order_id", "status", "amount", "created_at")
+    out = [{k: r[k] for k in keys if k in r} for r in rows]
+    return 200, {"invoices": out, "count": len(out)}, False
+
+
+def list_expenses(d: MockData, a: dict) -> Result:
+    uid = a.get("user_id", "")
+    if uid not in d.users:
+        return _nf("user")
+    rows = _newest_first([e for e in d.expenses.values() if e.get("user_id") == uid], a)
+    if rows is None:
+        return _bad("period must be YYYY-MM[-DD][/YYYY-MM[-DD]]")
+    keys = ("expense_id", "status", "amount", "created_at")
+    out = [{k: r[k] for k in keys if k in r} for r in rows]
+    return 200, {"expenses": out, "count": len(out)}, False
+
+
+def get_order_invoice(d: MockData, a: dict) -> Result:
+    oid = a.get("order_id", "")
+    if oid not in d.orders:
+        return _nf("order")
+    inv = next((i for i in d.invoices.values() if i.get("order_id") == oid), None)
+    if inv is None:
+        return _nf("invoice")
+    keys = ("invoice_id", "order_id", "status", "amount", "created_at")
+    return 200, {k: inv[k] for k in keys if k in inv}, False
+
+
+def list_user_calendar_events(d: MockData, a: dict) -> Result:
+    uid = a.get("user_id", "")
+    if uid not in d.users:
+        return _nf("user")
+    day = a.get("date", "")[:10]
+    h = int(_suffix(uid, day), 16)
+    events = [
+        {"title": t, "start": f"{day} {10 + 2 * k:02d}:00"}
+        for k, t in enumerate(["站会", "客户拜访", "项目复盘"][: h % 4])
+    ]
+    return 200, {"user_id": uid, "events": events, "count": len(events)}, False
+
+
 def create_calendar_event(d: MockData, a: dict) -> Result:
     return 200, {"event_id": "EV" + _suffix(a.get("title"), a.get("start"))}, True
 
@@ -241,5 +325,9 @@ HANDLERS: dict[str, Handler] = {
         list_calendar_events,
         create_calendar_event,
         send_email,
+        list_invoices,
+        list_expenses,
+        get_order_invoice,
+        list_user_calendar_events,
     )
 }

@@ -130,8 +130,30 @@ class MockData:
                 "status": rng.choice(["submitted", "approved", "rejected", "paid"]),
                 "amount": round(rng.uniform(20, 3000), 2),
             }
+        _link_invoices_and_expenses(d, seed)
         d.rooms = [
             {"room_id": f"R{100 + n:03d}", "capacity": c, "floor": 1 + n // 4}
             for n, c in enumerate([4, 6, 8, 10, 12, 16, 20, 30, 50, 100])
         ]
         return d
+
+
+def _link_invoices_and_expenses(d: MockData, seed: int) -> None:
+    """Give each invoice its order, user and date, and each expense claim a user and date (for
+    ``list_invoices`` / ``get_order_invoice`` / ``list_expenses``). A separate random stream, so
+    the data drawn before is unchanged."""
+    rng = random.Random(f"{seed}:links")
+    oids = list(d.orders)
+    uids = list(d.users)
+    for oid, inv in zip(oids, d.invoices.values(), strict=False):
+        o = d.orders[oid]
+        inv.setdefault("order_id", oid)
+        inv.setdefault("user_id", o["user_id"])
+        inv.setdefault("created_at", o["updated_at"])
+    for j, e in enumerate(d.expenses.values()):
+        e.setdefault("user_id", uids[j % min(len(uids), 10)] if uids else "")
+        back = rng.randint(0, 90)
+        created = datetime.combine(d.today - timedelta(days=back), datetime.min.time()) + timedelta(
+            hours=rng.randint(8, 20)
+        )
+        e.setdefault("created_at", created.strftime("%Y-%m-%dT%H:%M:%S+08:00"))

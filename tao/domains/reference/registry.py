@@ -25,6 +25,9 @@ ROOM_ID = r"^R[0-9]{3}$"
 DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-2][0-9]:[0-5][0-9])?$"
 PERIOD = r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?(/[0-9]{4}-[0-9]{2}(-[0-9]{2})?)?$"
 EMAIL = r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$"
+CITY = r"^[^0-9@<>${}\"\\]{1,30}$"
+"""A city name: no digits and no slot/reference/JSON characters (so no id slot kind fits it and
+the plan grammar offers the free-text slot kinds plus references such as ``${t1.city}``)."""
 
 
 def _ref_or(pattern: str) -> str:
@@ -102,9 +105,25 @@ class GetExpenseStatusArgs(_Args):
     expense_id: str = Field(pattern=_ref_or(EXPENSE_ID))
 
 
+InvoiceStatus = Literal["issued", "pending", "void"]
+ExpenseStatus = Literal["submitted", "approved", "rejected", "paid"]
+
+
+class ListInvoicesArgs(_Args):
+    user_id: str = Field(pattern=_ref_or(USER_ID))
+    period: str | None = Field(default=None, pattern=_date_or(PERIOD))
+    status: InvoiceStatus | None = None
+
+
+class ListExpensesArgs(_Args):
+    user_id: str = Field(pattern=_ref_or(USER_ID))
+    period: str | None = Field(default=None, pattern=_date_or(PERIOD))
+    status: ExpenseStatus | None = None
+
+
 # ---- weather ----
 class GetWeatherArgs(_Args):
-    city: str = Field(min_length=1, max_length=30)
+    city: str = Field(min_length=1, max_length=30, pattern=_ref_or(CITY))
     date: str = Field(default="@today", pattern=_date_or(DATE))
 
 
@@ -122,6 +141,11 @@ class BookMeetingRoomArgs(_Args):
 
 
 class ListCalendarEventsArgs(_Args):
+    date: str = Field(pattern=_date_or(DATE))
+
+
+class ListUserCalendarEventsArgs(_Args):
+    user_id: str = Field(pattern=_ref_or(USER_ID))
     date: str = Field(pattern=_date_or(DATE))
 
 
@@ -149,6 +173,30 @@ _INT = {"type": "integer"}
 _ORDER = _obj(
     {"order_id": _STR, "status": _STR, "amount": _NUM, "created_at": _STR}, ["order_id", "status", "amount"]
 )
+_INVOICE = _obj(
+    {
+        "invoice_id": _STR,
+        "order_id": _STR,
+        "status": {"enum": ["issued", "pending", "void"]},
+        "amount": _NUM,
+        "created_at": _STR,
+    },
+    ["invoice_id", "status"],
+)
+_EXPENSE = _obj(
+    {
+        "expense_id": _STR,
+        "status": {"enum": ["submitted", "approved", "rejected", "paid"]},
+        "amount": _NUM,
+        "created_at": _STR,
+    },
+    ["expense_id", "status"],
+)
+_COUNT_OK = ObservationRule(
+    name="count_not_negative",
+    logic={">=": [{"var": "data.count"}, 0]},
+    message="count must not be negative",
+)
 _NOT_ERROR = ObservationRule(
     name="status_not_unknown",
     logic={"!": {"in": [{"var": "data.status"}, ["unknown", "error"]]}},
@@ -168,7 +216,7 @@ def _spec(name: str, domain: str, description: str, args, response: dict, **kw) 
 
 
 def reference_tools() -> list[ToolSpec]:
-    """The reference registry (18 tools), in a stable order."""
+    """The reference registry (22 tools), in a stable order (the four newest last)."""
     return [
         _spec(
             "find_user",
@@ -370,7 +418,9 @@ def reference_tools() -> list[ToolSpec]:
                 },
                 ["city", "condition", "temperature_c"],
             ),
-            normalization=Normalization(strip_units=["/humidity", "/wind"]),
+            normalization=Normalization(
+                units={"/temperature_c": "degC", "/humidity": "percent", "/wind": "km/h"}
+            ),
             extract={"condition": "/condition", "temperature_c": "/temperature_c", "humidity": "/humidity"},
             timeout_ms=3000,
         ),
@@ -426,6 +476,57 @@ def reference_tools() -> list[ToolSpec]:
             idempotent=False,
             cost_level=CostLevel.MEDIUM,
             extract={"message_id": "/message_id"},
+        ),
+        _spec(
+            "list_invoices",
+            "invoices",
+            "List a user's invoices, optionally within a period and with a status. Newest first. "
+            "Use to find invoice ids; not for one known invoice id.",
+            ListInvoicesArgs,
+            _obj({"invoices": {"type": "array", "items": _INVOICE}, "count": _INT}, ["invoices", "count"]),
+            observation_rules=[_COUNT_OK],
+            required_fields=["/count"],
+            extract={
+                "count": "/count",
+                "invoice_id": "/invoices/0/invoice_id",
+                "status": "/invoices/0/status",
+            },
+        ),
+        _spec(
+            "list_expenses",
+            "expenses",
+            "List a user's expense reimbursement claims, optionally within a period and with a "
+            "status. Newest first. Use to find claim ids; not for one known claim id.",
+            ListExpensesArgs,
+            _obj({"expenses": {"type": "array", "items": _EXPENSE}, "count": _INT}, ["expenses", "count"]),
+            observation_rules=[_COUNT_OK],
+            required_fields=["/count"],
+            extract={
+                "count": "/count",
+                "expense_id": "/expenses/0/expense_id",
+                "status": "/expenses/0/status",
+            },
+        ),
+        _spec(
+            "get_order_invoice",
+            "invoices",
+            "The invoice issued for one order, by the order's 18-digit id. Not for issuing a new invoice.",
+            OrderIdArgs,
+            _INVOICE,
+            observation_rules=[_NOT_ERROR],
+            required_fields=["/invoice_id", "/status"],
+            extract={"amount": "/amount", "invoice_id": "/invoice_id", "status": "/status"},
+        ),
+        _spec(
+            "list_user_calendar_events",
+            "calendar",
+            "List another person's calendar events on a date, by that person's user id (find the id "
+            "with find_user when only a name is known). For the requester's own calendar use "
+            "list_calendar_events.",
+            ListUserCalendarEventsArgs,
+            _obj({"user_id": _STR, "events": {"type": "array"}, "count": _INT}, ["events", "count"]),
+            observation_rules=[_COUNT_OK],
+            extract={"count": "/count"},
         ),
     ]
 

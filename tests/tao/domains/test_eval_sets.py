@@ -79,6 +79,18 @@ def _arg_problems(r: dict, steps: list[dict], parts: list[tuple[object, int]]) -
     return bad
 
 
+def _later_intents() -> set[str]:
+    """Intents added after the hand-written set was written (round 6: the four new tools and the
+    profile -> weather chains); the set is fixed, so it has no rows for them."""
+    from tao.domains.reference.phrasing.intents_more import MORE_INTENTS
+    from tao.domains.reference.phrasing.intents_new import NEW_INTENTS
+
+    return {s.name for s in NEW_INTENTS + MORE_INTENTS}
+
+
+LATER = _later_intents()
+
+
 def test_file_size_and_balance() -> None:
     assert len(ROWS) == 240
     langs = Counter(r["lang"] for r in ROWS)
@@ -89,7 +101,7 @@ def test_file_size_and_balance() -> None:
     assert 0.08 <= multi / len(ROWS) <= 0.12
     for lang in ("zh", "en"):
         per = Counter(r["intent"] for r in ROWS if r["lang"] == lang)
-        missing = {name: per.get(name, 0) for name in SPECS if per.get(name, 0) < 3}
+        missing = {name: per.get(name, 0) for name in SPECS if name not in LATER and per.get(name, 0) < 3}
         assert not missing, f"{lang}: intents with fewer than 3 rows: {missing}"
     assert len({r["request"] for r in ROWS}) == len(ROWS), "duplicate requests"
     assert len({r["today"] for r in ROWS}) >= 100, "vary the session date"

@@ -15,7 +15,7 @@ def test_the_default_is_the_reference_domain(monkeypatch) -> None:
     monkeypatch.delenv("TAO_REGISTRY", raising=False)
     d = load_domain()
     assert d is reference_domain() and d.ref == DEFAULT_REGISTRY
-    assert len(d.tools) == 18 and d.mock_handlers and d.phrasing is not None
+    assert len(d.tools) == 22 and d.mock_handlers and d.phrasing is not None
     assert set(d.mock_handlers) == set(d.tool_names())
     assert [k.slot for k in d.lexicon.id_kinds] == ["ORDER", "USER", "INV", "EXP", "ROOM"]
 

@@ -31,9 +31,12 @@ SLOT_TYPE = {
     "body": "TEXT",
     "desc": "TEXT",
     "etitle": "TEXT",
+    "wkend": "DATE",  # a weekend, fills {day}
+    "span": "DATE",  # last / next N days, fills {period}
+    "range": "DATE",  # a clock range: fills {when} (DATE) and {dur} (DUR), see training.generate
 }
 """Template placeholder kind -> the perception slot type its value lands in."""
-ENUM_KINDS = frozenset({"status", "category"})
+ENUM_KINDS = frozenset({"status", "category", "invstatus", "expstatus"})
 
 PHRASING = Phrasing(
     intents=INTENTS,

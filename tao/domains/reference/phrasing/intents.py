@@ -653,6 +653,13 @@ TRAIN_CONNECTORS = {
         "；还有个事，",
         "。第二件事，",
         "，完了再",
+        "和",
+        "，和",
+        "以及",
+        "，再",
+        "，并",
+        "，同时也",
+        "；",
     ],
     "en": [
         "? Also ",
@@ -669,6 +676,10 @@ TRAIN_CONNECTORS = {
         ". Second thing: ",
         ", and while you're at it ",
         ". One more: ",
+        ", as well as ",
+        " and also ",
+        ", and ",
+        "; and ",
     ],
 }
 """Extra connectors for composed *training* rows only (evaluation splits use :data:`CONNECTORS`)."""
@@ -678,16 +689,26 @@ def _with_extras(specs: list[IntentSpec]) -> list[IntentSpec]:
     from dataclasses import replace
 
     from tao.domains.reference.phrasing.intents_extra import merge
+    from tao.domains.reference.phrasing.intents_more import more_templates as round6
     from tao.domains.reference.phrasing.templates import more_templates
 
     return [
         replace(
             s,
-            zh=more_templates(s.name, "zh") + merge(s.name, "zh", s.zh),
-            en=more_templates(s.name, "en") + merge(s.name, "en", s.en),
+            zh=round6(s.name, "zh") + more_templates(s.name, "zh") + merge(s.name, "zh", s.zh),
+            en=round6(s.name, "en") + more_templates(s.name, "en") + merge(s.name, "en", s.en),
         )
         for s in specs
     ]
 
 
-INTENTS = _with_extras(INTENTS)
+def _all_intents(specs: list[IntentSpec]) -> list[IntentSpec]:
+    """The base intents, the four new tools' intents (:mod:`.intents_new`) and the round-6 chains
+    (:mod:`.intents_more`)."""
+    from tao.domains.reference.phrasing.intents_more import MORE_INTENTS
+    from tao.domains.reference.phrasing.intents_new import NEW_INTENTS
+
+    return specs + NEW_INTENTS + MORE_INTENTS
+
+
+INTENTS = _with_extras(_all_intents(INTENTS))
