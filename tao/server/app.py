@@ -43,4 +43,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     from tao.server.openapi import install as install_openapi
 
     install_openapi(app)  # complete components.schemas, typed error responses on every operation
+    from tao.server.metrics import register_routes
+
+    register_routes(app)  # metrics label requests by route template, never by raw path
     return app
