@@ -15,15 +15,16 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tao.contracts import ErrorType, SessionState
+from tao.contracts import ErrorType, InsufficientContext, SessionState
 from tao.loop.plancheck import PlanValidator
 from tao.loop.resolve import ResolveError, for_check, resolve_plan, user_id_checker
 from tao.server.config import ServerConfig
@@ -105,7 +106,10 @@ def parse_json_body(raw: bytes) -> Any:
     return parse_json(raw)
 
 
-def validate_body(model: type[BaseModel], data: Any) -> BaseModel:
+_Body = TypeVar("_Body", bound=BaseModel)
+
+
+def validate_body(model: type[_Body], data: Any) -> _Body:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -142,7 +146,7 @@ def register(app: FastAPI, config: ServerConfig) -> None:
     prev = app.router.lifespan_context
 
     @asynccontextmanager
-    async def lifespan(app_: FastAPI):
+    async def lifespan(app_: FastAPI) -> AsyncIterator[Any]:
         if config.load_model:
             holder.start()
         async with prev(app_) as state:
@@ -215,13 +219,15 @@ def register(app: FastAPI, config: ServerConfig) -> None:
             "stats": st.as_dict(),
             "engine": holder.engine.name,
         }
-        if getattr(result.output, "error", None) == "insufficient_context":
-            out["insufficient"] = result.output.model_dump(mode="json")
+        output = result.output
+        if isinstance(output, InsufficientContext):
+            out["insufficient"] = output.model_dump(mode="json")
             PLAN_RESULTS.labels(outcome="insufficient_context").inc()
         else:
             t2 = time.perf_counter()
             try:  # the caller gets resolved arguments (symbols kept in resolved_from)
-                plan_obj = resolve_plan(result.output, body.session, served_tools).stamped()
+                assert output is not None  # no error, so a plan
+                plan_obj = resolve_plan(output, body.session, served_tools).stamped()
             except ResolveError as exc:
                 PLAN_RESULTS.labels(outcome="PLAN_INVALID").inc()
                 raise ApiError(422, "plan_invalid", str(exc), field=exc.field) from None

@@ -8,7 +8,7 @@ names, free texts, id prefixes) never appear in training rows.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tao.domains.reference.lexicon import EN_CITIES, ZH_CITIES
@@ -128,8 +128,8 @@ class ValueSampler:
     heldout: bool
     rng: random.Random
 
-    def pool(self, zh: list[str], en: list[str]) -> list[str]:
-        return _split(zh if self.lang == "zh" else en, self.heldout)
+    def pool(self, zh: Sequence[str], en: Sequence[str]) -> list[str]:
+        return _split(list(zh if self.lang == "zh" else en), self.heldout)
 
     def digits(self, n: int) -> str:
         return str(self.rng.randint(1, 9)) + "".join(str(self.rng.randint(0, 9)) for _ in range(n - 1))
@@ -217,10 +217,11 @@ class ValueSampler:
         if self.lang == "zh":
             opts = [f"{mins}分钟"]
             if mins % 60 == 0:
-                opts += [f"{h}小时", f"{h}个小时"] + {
-                    1: ["一小时", "一个小时"],
-                    2: ["两小时", "两个小时"],
-                }.get(h, [])
+                opts += [
+                    f"{h}小时",
+                    f"{h}个小时",
+                    *{1: ["一小时", "一个小时"], 2: ["两小时", "两个小时"]}.get(h, []),
+                ]
             opts += {30: ["半小时", "半个小时"], 90: ["一个半小时", "1个半小时"]}.get(mins, [])
         else:
             opts = [f"{mins} minutes", f"{mins} mins"]
@@ -252,7 +253,7 @@ class ValueSampler:
             n = n.split()[0]
         return n, n
 
-    def _text(self, zh: list[str], en: list[str]):
+    def _text(self, zh: Sequence[str], en: Sequence[str]):
         t = self.rng.choice(self.pool(zh, en))
         if self.rng.random() < 0.3:
             q = self.rng.choice(['"{}"', "“{}”", "「{}」"] if self.lang == "zh" else ['"{}"', "'{}'"])
