@@ -695,8 +695,8 @@ def _with_extras(specs: list[IntentSpec]) -> list[IntentSpec]:
     return [
         replace(
             s,
-            zh=round6(s.name, "zh") + more_templates(s.name, "zh") + merge(s.name, "zh", s.zh),
-            en=round6(s.name, "en") + more_templates(s.name, "en") + merge(s.name, "en", s.en),
+            zh=more_templates(s.name, "zh") + round6(s.name, "zh") + merge(s.name, "zh", s.zh),
+            en=more_templates(s.name, "en") + round6(s.name, "en") + merge(s.name, "en", s.en),
         )
         for s in specs
     ]

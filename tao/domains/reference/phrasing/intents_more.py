@@ -4,7 +4,7 @@ newly wired perception produces but earlier rounds never trained on.
 * :data:`MORE_INTENTS`: ``get_user_profile`` -> ``get_weather(city=${t1.city})`` (a user's city,
   then the weather there), for an explicit user id and for the session user.
 * :data:`MORE_TEMPLATES`: extra templates for existing intents (prepended, so the held-out last
-  template of each intent is unchanged):
+  template of each intent is unchanged): after the :mod:`.templates` extras, before the base ones:
 
   - ``{range}`` — a clock range ("明天下午2点到4点", "tomorrow from 9 to 11am"): one slot that
     fills both the start (``{when}``) and the duration (``{dur}``) of the plan;
@@ -178,6 +178,6 @@ MORE_TEMPLATES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 
 def more_templates(name: str, lang: str) -> tuple[str, ...]:
-    """Extra round-6 templates of intent ``name`` (prepended to its list)."""
+    """Extra round-6 templates of intent ``name`` (training templates: never last in the list)."""
     zh, en = MORE_TEMPLATES.get(name, ((), ()))
     return zh if lang == "zh" else en
