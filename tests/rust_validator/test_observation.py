@@ -135,7 +135,16 @@ def test_normalization() -> None:
     data = {"city": "北京", "condition": "sunny", "temperature_c": 21, "humidity": "65%", "wind": "12 km/h"}
     out = checked(w, action(data, ms=100))
     assert out["valid"] and out["extracted_data"]["humidity"] == 65.0
-    assert out["details"]["normalized"] == ["/humidity", "/wind"]
+    # get_weather declares units: every declared field is normalized (a bare number is taken in
+    # the declared unit), and a wind in m/s is converted to the contract's km/h, never stripped
+    assert out["details"]["normalized"] == ["/temperature_c", "/humidity", "/wind"]
+    conv = {c["pointer"]: c for c in out["details"]["unit_conversions"]}
+    assert conv["/wind"]["value"] == pytest.approx(12.0) and conv["/wind"]["unit"] == "km/h"
+    ms = checked(w, action({**data, "wind": "3 m/s"}, ms=100))
+    assert ms["valid"]
+    assert {c["pointer"]: c for c in ms["details"]["unit_conversions"]}["/wind"]["value"] == pytest.approx(
+        10.8
+    )
     lg = rv.ObservationChecker(spec("get_logistics"), expected={"/status": ["in_transit"]})
     out = checked(lg, action({"order_id": "1", "status": "In Transit", "location": "SH"}))
     assert out["valid"] and out["extracted_data"]["status"] == "in_transit"
