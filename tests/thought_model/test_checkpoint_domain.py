@@ -73,7 +73,10 @@ def tiny_ckpt(tmp_path, tiny_domain) -> Path:
 def test_the_committed_checkpoints_record_the_reference_domain() -> None:
     for name in ("default", "tiny"):
         d = checkpoint_domain(DEFAULT_CHECKPOINT.parent / name)
-        assert d.ref == "tao.domains.reference:domain" and set(d.tool_names()) == REFERENCE_TOOLS
+        # the snapshot is the domain the weights were trained on: the reference domain's tools at
+        # that time (the registry has grown since; a checkpoint never claims tools it has not seen)
+        assert d.ref == "tao.domains.reference:domain"
+        assert d.tool_names() and set(d.tool_names()) <= REFERENCE_TOOLS
 
 
 def test_a_checkpoint_picks_its_recorded_domain(tiny_ckpt) -> None:

@@ -25,8 +25,13 @@ ROOM_ID = r"^R[0-9]{3}$"
 DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-2][0-9]:[0-5][0-9])?$"
 PERIOD = r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?(/[0-9]{4}-[0-9]{2}(-[0-9]{2})?)?$"
 EMAIL = r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$"
-CITY = r"^[^0-9@<>${}\"\\]{1,30}$"
-"""A city name: no digits and no slot/reference/JSON characters (so no id slot kind fits it and
+CITY = (
+    r"^[A-Za-z\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF\u3040-\u30FF\u4E00-\u9FFF\uAC00-\uD7AF"
+    r" .,'\u2019()-]{1,30}$"
+)
+"""A city name: letters of the scripts city names are written in (Latin, Greek, Cyrillic, kana, CJK,
+Hangul), spaces and . , ' ( ) - ; no digits, no slot/reference/JSON characters, nothing outside the
+Basic Multilingual Plane (so no id slot kind fits it, constrained decoding cannot emit stray bytes, and
 the plan grammar offers the free-text slot kinds plus references such as ``${t1.city}``)."""
 
 
