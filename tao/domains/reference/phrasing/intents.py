@@ -707,8 +707,9 @@ def _all_intents(specs: list[IntentSpec]) -> list[IntentSpec]:
     (:mod:`.intents_more`)."""
     from tao.domains.reference.phrasing.intents_more import MORE_INTENTS
     from tao.domains.reference.phrasing.intents_new import NEW_INTENTS
+    from tao.domains.reference.phrasing.intents_pairs import PAIR_INTENTS
 
-    return specs + NEW_INTENTS + MORE_INTENTS
+    return specs + NEW_INTENTS + MORE_INTENTS + PAIR_INTENTS
 
 
 INTENTS = _with_extras(_all_intents(INTENTS))
