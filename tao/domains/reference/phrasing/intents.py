@@ -705,11 +705,12 @@ def _with_extras(specs: list[IntentSpec]) -> list[IntentSpec]:
 def _all_intents(specs: list[IntentSpec]) -> list[IntentSpec]:
     """The base intents, the four new tools' intents (:mod:`.intents_new`) and the round-6 chains
     (:mod:`.intents_more`)."""
+    from tao.domains.reference.phrasing.intents_chain import CHAIN_INTENTS
     from tao.domains.reference.phrasing.intents_more import MORE_INTENTS
     from tao.domains.reference.phrasing.intents_new import NEW_INTENTS
     from tao.domains.reference.phrasing.intents_pairs import PAIR_INTENTS
 
-    return specs + NEW_INTENTS + MORE_INTENTS + PAIR_INTENTS
+    return specs + NEW_INTENTS + MORE_INTENTS + PAIR_INTENTS + CHAIN_INTENTS
 
 
 INTENTS = _with_extras(_all_intents(INTENTS))
