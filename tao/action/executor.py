@@ -21,8 +21,9 @@ from typing import Any
 
 from tao.action.argcheck import validate_args
 from tao.action.breaker import BreakerBoard, BreakerConfig
+from tao.action.dedup import DedupConfig, StepGuard
 from tao.action.http_tools import CallContext
-from tao.action.idempotency import IdempotencyStore, idempotency_key
+from tao.action.idempotency import IdempotencyBackend, LocalLocks, MemoryIdempotency, idempotency_key
 from tao.action.normalize import truncate
 from tao.action.permissions import Approver, check_permission
 from tao.action.policy import DEFAULT_JITTER_S, FALLBACK_ON, fallback_args, is_retryable, jitter, retry_budget
@@ -39,6 +40,7 @@ class ExecutorConfig:
     max_retries: int | None = None  # global cap on the contracts' retry budgets
     breaker: BreakerConfig = field(default_factory=BreakerConfig)
     use_fallback: bool = True
+    dedup: DedupConfig = field(default_factory=DedupConfig)
 
 
 @dataclass
@@ -52,6 +54,7 @@ class ExecContext:
     deadline: float | None = None  # time.monotonic() value
     headers: dict[str, str] = field(default_factory=dict)
     attempt_tag: str = ""  # distinguishes correction retries in X-Request-ID, never in the key
+    tenant: str | None = None  # part of the idempotency key (tenants never share records)
 
 
 def _error(tool: str, step_id: str | None, et: ErrorType, msg: str, **kw: Any) -> ActionResult:
@@ -68,11 +71,14 @@ class ToolExecutor:
         *,
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
+        idempotency: IdempotencyBackend | None = None,
     ) -> None:
         self.registry = registry
         self.config = config or ExecutorConfig()
         self.breakers = BreakerBoard(self.config.breaker, clock)
-        self.idempotency = IdempotencyStore()
+        self.idempotency: IdempotencyBackend = idempotency or MemoryIdempotency()
+        self.guard = StepGuard(self.idempotency, self.config.dedup)
+        self._local = LocalLocks()
         self.rng = rng or random.Random()
         self.stats = {"calls": 0, "retries": 0, "dedup_hits": 0, "fallbacks": 0, "denied": 0}
 
@@ -115,17 +121,18 @@ class ToolExecutor:
         if spec.idempotent:
             result = await self._run(reg, args, ctx, None, _fallback_depth)
         else:
-            key = idempotency_key(ctx.thought_id, ctx.step_id, tool, args)
-            async with self.idempotency.lock(key):
-                cached = self.idempotency.get(key)
-                if cached is not None:
-                    self.stats["dedup_hits"] += 1
-                    log.info("dedup hit", extra={"thought_id": ctx.thought_id, "tool": tool})
-                    return cached.model_copy(update={"attempts": 0, "step_id": ctx.step_id})
-                result = await self._run(reg, args, ctx, key, _fallback_depth)
-                if result.error_info is None:
-                    self.idempotency.put(key, result)
-            self.idempotency.forget_lock(key)
+            key = idempotency_key(ctx.thought_id, ctx.step_id, tool, args, ctx.tenant)
+
+            async def call() -> ActionResult:
+                return await self._run(reg, args, ctx, key, _fallback_depth)
+
+            async with self._local.lock(key):  # one replica's duplicates wait here, not on the store
+                result = await self.guard.run(tool, ctx.step_id, key, call, ctx.deadline)
+            self._local.forget(key)
+            if result.attempts == 0 and result.error_info is None:
+                self.stats["dedup_hits"] += 1
+                log.info("dedup hit", extra={"thought_id": ctx.thought_id, "tool": tool})
+            result = result.model_copy(update={"idempotency_key": key})
         return result
 
     def _timeout_s(self, spec: ToolSpec, ctx: ExecContext) -> float:
@@ -227,3 +234,4 @@ class ToolExecutor:
 
     async def aclose(self) -> None:
         await self.registry.aclose()
+        await self.idempotency.aclose()

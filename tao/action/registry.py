@@ -9,6 +9,7 @@ takes the arguments as keywords) or build the contract from pydantic models with
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -36,16 +37,33 @@ class ToolError(Exception):
 class RegisteredTool:
     spec: ToolSpec
     transport: Transport
-    kind: str  # "python" | "http" | "mcp"
+    kind: str  # "python" | "http" | "mcp" | "a2a"
+
+
+CURRENT_CALL: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar("tao_call", default=None)
+"""The :class:`CallContext` of the Python tool call running now (ids, ``idempotency_key``)."""
+
+
+def _takes_key(fn: Callable[..., Any]) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return "idempotency_key" in params
 
 
 def _python_transport(fn: Callable[..., Any]) -> Transport:
+    """A Python tool gets its idempotency key as the ``idempotency_key`` keyword when it declares
+    that parameter (``None`` for idempotent tools), and always through :data:`CURRENT_CALL`."""
     is_async = inspect.iscoroutinefunction(fn)
+    takes_key = _takes_key(fn)
 
     async def call(spec: ToolSpec, args: dict[str, Any], ctx: CallContext) -> ActionResult:
         t0 = time.perf_counter()
+        kwargs = dict(args, idempotency_key=ctx.idempotency_key) if takes_key else args
+        token = CURRENT_CALL.set(ctx)
         try:
-            value = await fn(**args) if is_async else await asyncio.to_thread(fn, **args)
+            value = await fn(**kwargs) if is_async else await asyncio.to_thread(fn, **kwargs)
         except ToolError as exc:
             return ActionResult(
                 tool=spec.name,
@@ -82,6 +100,8 @@ def _python_transport(fn: Callable[..., Any]) -> Transport:
                     message=f"tool raised {type(exc).__name__}: {exc}",
                 ),
             )
+        finally:
+            CURRENT_CALL.reset(token)
         return from_value(spec.name, ctx.step_id, value, (time.perf_counter() - t0) * 1000)
 
     return call
@@ -136,6 +156,17 @@ class ToolRegistry:
         self._pools.append(conn)  # type: ignore[arg-type]  # anything with aclose()
         for spec in specs:
             self._tools[spec.name] = RegisteredTool(spec, conn.call, "mcp")
+        return conn
+
+    def register_a2a(self, specs: Iterable[ToolSpec], ref: str) -> Any:
+        """Register tools called through the remote A2A agent ``ref`` (``a2a+http(s)://HOST:PORT``):
+        one connection (an HTTP client, the shared card cache), closed by :meth:`aclose`."""
+        from tao.action.a2a_tools import A2AConnection, AgentSource
+
+        conn = A2AConnection(AgentSource.parse(ref))
+        self._pools.append(conn)
+        for spec in specs:
+            self._tools[spec.name] = RegisteredTool(spec, conn.call, "a2a")
         return conn
 
     async def aconnect(self) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from opentelemetry.trace import Tracer
 
 from tao.action.executor import ExecutorConfig, ToolExecutor
+from tao.action.idempotency import IdempotencyBackend
 from tao.action.registry import ToolRegistry
 from tao.contracts import ToolSpec
 from tao.contracts.domain import Domain
@@ -32,6 +33,7 @@ class RuntimeConfig:
     registry: str | None = (
         None  # tool domain MODULE:ATTR when no Domain is passed (default: TAO_REGISTRY / reference)
     )
+    a2a_agents: str | list[str] | None = None  # remote A2A agents as tools ("alias=URL,…"; None: TAO_A2A_AGENTS)
 
 
 class Runtime:
@@ -45,6 +47,7 @@ class Runtime:
         tracer: Tracer | None = None,
         session_store: SessionStore | None = None,
         domain: Domain | None = None,
+        idempotency: IdempotencyBackend | None = None,
     ) -> None:
         self.config = config or RuntimeConfig()
         if domain is None:
@@ -54,7 +57,7 @@ class Runtime:
         self.domain = domain
         self.mock = None
         url = self.config.tools_url
-        mcp_ref = domain.transport if (domain.transport or "").startswith("mcp+") else None
+        mcp_ref = domain.transport if (domain.transport or "").startswith(("mcp+", "a2a+")) else None
         if url is None and mcp_ref is None:
             from tao.mock_service import MockState, start_in_thread
 
@@ -64,13 +67,21 @@ class Runtime:
         if tools is None:
             tools = list(domain.tools)
         self.registry = ToolRegistry()
-        if mcp_ref is not None and self.config.tools_url is None:
+        if mcp_ref is not None and mcp_ref.startswith("a2a+") and self.config.tools_url is None:
+            self.registry.register_a2a(tools, mcp_ref)  # the domain is one remote A2A agent
+        elif mcp_ref is not None and self.config.tools_url is None:
             self.registry.register_mcp(tools, mcp_ref)  # the domain's own MCP server
         else:
             assert url is not None  # a tools URL was given, or the mock service started above
             self.registry.register_http(tools, url)
-        self.executor = ToolExecutor(self.registry, self.config.executor)
+        # idempotency records: in-process by default, or shared (Redis) across replicas
+        self.executor = ToolExecutor(self.registry, self.config.executor, idempotency=idempotency)
         self.observer = Observer()
+        from tao.action.a2a_tools import agent_sources, load_specs
+
+        for src, spec in load_specs(agent_sources(self.config.a2a_agents)):  # coordinator topology
+            if self.registry.get(spec.name) is None:
+                self.registry.register_a2a([spec], src.ref)
         self.plan_validator = PlanValidator(self.registry.args_schemas())
         self.sinks: list[Sink] = (
             [JsonlSink(self.config.trajectory_path)] if self.config.trajectory_path else []

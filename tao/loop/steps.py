@@ -159,6 +159,7 @@ class StepRunner:
                 deadline=self.deadline,
                 headers=headers,
                 attempt_tag=tag,
+                tenant=self.session.tenant,
             )
             t = time.perf_counter()
             result = await self.executor.execute(tool, args, ctx)

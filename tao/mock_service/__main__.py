@@ -31,6 +31,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="MODULE:ATTR",
         help="tool domain whose mock handlers to serve (default: $TAO_REGISTRY, else tao.domains.reference:domain)",
     )
+    ap.add_argument(
+        "--no-dedup",
+        action="store_true",
+        help="ignore Idempotency-Key: every non-idempotent call performs its side effect",
+    )
     a = ap.parse_args(argv)
     rates = (a.timeout_rate, a.malformed_rate, a.error_rate, a.slow_rate)
     if any(r < 0 or r > 1 for r in rates) or sum(rates) > 1:
@@ -45,7 +50,9 @@ def main(argv: list[str] | None = None) -> int:
         seed=a.seed,
     )
     domain = load_domain(a.registry)
-    app = create_app(MockState(faults=faults, data_seed=a.seed, today=a.today, domain=domain))
+    app = create_app(
+        MockState(faults=faults, data_seed=a.seed, today=a.today, domain=domain, dedup=not a.no_dedup)
+    )
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning", ws="none", timeout_keep_alive=5)
     return 0
 

@@ -10,7 +10,9 @@ classic "request done, response lost"), ``504``, ``500``, ``503``, ``malformed``
 next calls in order (deterministic sequences, e.g. ``["timeout", "none"]``).
 
 Non-idempotent calls carrying an ``Idempotency-Key`` are deduplicated: a repeated key returns
-the recorded reply without a second side effect. ``GET /_stats`` reports calls, side effects,
+the recorded reply without a second side effect — unless the service runs with ``dedup=False``
+(``--no-dedup``): then it ignores the header and every call performs its side effect, so tests
+prove that the runtime alone prevents duplicates. ``GET /_stats`` reports calls, side effects,
 deduplicated replays and faults per tool; ``POST /_reset`` clears them and the data;
 ``POST /_config`` changes fault rates; ``POST /_patch`` merges fields into a tool's replies
 (used to plant injected instructions in results).
@@ -66,6 +68,7 @@ class MockState:
     keys: dict[str, tuple[int, Any]] = field(default_factory=dict)
     patches: dict[str, dict[str, Any]] = field(default_factory=dict)
     last_headers: dict[str, dict[str, str]] = field(default_factory=dict)
+    dedup: bool = True  # False (--no-dedup): Idempotency-Key is ignored, every call has its effect
     domain: Domain | None = None
     """Whose tools to serve (default: ``TAO_REGISTRY`` / the reference domain); needs its
     ``mock_handlers`` and ``mock_data``."""
@@ -151,7 +154,7 @@ def create_app(state: MockState | None = None) -> Starlette:
                 200,
                 media_type="text/html",
             )
-        key = request.headers.get("idempotency-key")
+        key = request.headers.get("idempotency-key") if st.dedup else None
         scoped = f"{name}:{key}" if key else None
         if scoped and scoped in st.keys:
             st.replays[name] += 1
@@ -195,6 +198,7 @@ def create_app(state: MockState | None = None) -> Starlette:
                 "faults": dict(st.fault_counts),
                 "last_headers": st.last_headers,
                 "config": asdict(st.faults),
+                "dedup": st.dedup,
             },
         )
 

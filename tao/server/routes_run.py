@@ -8,6 +8,11 @@ Tools are called at ``TAO_TOOLS_URL``; when unset the mock service is started in
 free loopback port. ``X-Mock-*`` request headers are forwarded to the tool calls (fault
 injection per request). Sessions with a ``session_id`` are snapshotted between turns (Redis when
 ``TAO_REDIS_URL`` is set, else in-process).
+
+An ``Idempotency-Key`` header makes the request safe to resend to any replica
+(:mod:`tao.server.run_idempotency`); the records are in Redis with ``TAO_REDIS_URL``, else in the
+process. ``TAO_IDEMPOTENCY_LOCK_TTL_S`` (default 10) bounds how long a dead replica's in-flight
+lock blocks a resend; ``TAO_IDEMPOTENCY_TTL_S`` (default 86400) how long replies are kept.
 """
 
 from __future__ import annotations
@@ -42,6 +47,15 @@ class RunBody(BaseModel):
     approve: list[str] = Field(default_factory=list, max_length=64, description="tools approved for this run")
 
 
+def _ttl(config: ServerConfig, name: str, env: str, default: float) -> float:
+    raw = config.extra.get(name) or os.environ.get(env)
+    try:
+        value = float(raw) if raw else default
+    except ValueError:
+        value = default
+    return value if value > 0 else default
+
+
 class RunHolder:
     """The shared runtime (registry, executor, breakers, idempotency records), created lazily in
     the server's event loop and closed at shutdown."""
@@ -50,11 +64,15 @@ class RunHolder:
         self.config = config
         self.runtime = None
         self._lock = asyncio.Lock()
+        self.lock_ttl_s = _ttl(config, "idempotency_lock_ttl_s", "TAO_IDEMPOTENCY_LOCK_TTL_S", 10.0)
+        self.done_ttl_s = _ttl(config, "idempotency_ttl_s", "TAO_IDEMPOTENCY_TTL_S", 24 * 3600.0)
 
     async def get(self):
         if self.runtime is None:
             async with self._lock:
                 if self.runtime is None:
+                    from tao.action.dedup import DedupConfig
+                    from tao.action.executor import ExecutorConfig
                     from tao.loop.loop import LoopConfig
                     from tao.loop.runtime import Runtime, RuntimeConfig
 
@@ -65,14 +83,26 @@ class RunHolder:
                         RuntimeConfig(
                             tools_url=self.config.tools_url,
                             trajectory_path=Path(path) if path else None,
+                            executor=ExecutorConfig(
+                                dedup=DedupConfig(lock_ttl_s=self.lock_ttl_s, done_ttl_s=self.done_ttl_s)
+                            ),
                             # finish (with BUDGET_EXHAUSTED) before the server's timeout
                             loop=LoopConfig(wall_time_s=max(1.0, 0.9 * self.config.request_timeout_s)),
                         ),
                         session_store=store,
                         domain=self.config.domain(full=self.config.tools_url is None),
+                        idempotency=self._idempotency(),
                     )
                     await self.runtime.registry.aconnect()  # MCP sessions: open them in this loop
         return self.runtime
+
+    def _idempotency(self):
+        from tao.action.idempotency import MemoryIdempotency
+        from tao.action.idempotency_redis import RedisIdempotency
+
+        if self.config.redis_url:
+            return RedisIdempotency.from_url(self.config.redis_url)
+        return MemoryIdempotency()
 
     def _store(self):
         from tao.loop.session import MemorySessionStore, RedisSessionStore
@@ -104,6 +134,14 @@ def _parse(raw: bytes) -> RunBody:
     if not body.request.strip():
         raise ApiError(422, "invalid_request", "request is blank", field="/request")
     return body
+
+
+def _tenant(request: Request, body: RunBody) -> str:
+    """The caller's tenant (set by authentication when keys are configured)."""
+    tenant = getattr(request.state, "tenant", None)
+    if tenant:
+        return tenant
+    return body.session.tenant if body.session is not None else "default"
 
 
 def _engine(app: FastAPI) -> Any:
@@ -140,10 +178,36 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         },
     )
     async def run(request: Request) -> Response:
+        from tao.server.run_idempotency import KeyedRun, RunIdemConfig, check_key, fingerprint
+
+        raw = await request.body()
+        body = _parse(raw)
+        idem = request.headers.get("idempotency-key")
+        if idem is None:
+            return await _run(request, body, None)
+        check_key(idem)
+        rt = await holder.get()
+        keyed = KeyedRun(
+            rt.executor.idempotency,
+            RunIdemConfig(lock_ttl_s=holder.lock_ttl_s, done_ttl_s=holder.done_ttl_s),
+            _tenant(request, body),
+            idem,
+            fingerprint(orjson.loads(raw)),
+        )
+        recorded = await keyed.begin()
+        if recorded is not None:
+            return Response(recorded, media_type="application/json", headers={"Idempotent-Replayed": "true"})
+        try:
+            resp = await _run(request, body, keyed.thought_id)
+            await keyed.finish(bytes(resp.body))
+            return resp
+        finally:
+            await keyed.release()
+
+    async def _run(request: Request, body: RunBody, thought_id: str | None) -> Response:
         from tao.action.permissions import approve_tools
         from tao.loop.planner import EnginePlanner, ReplayPlanner
 
-        body = _parse(await request.body())
         if body.plan is not None:
             planner = ReplayPlanner(body.plan)
         else:
@@ -164,6 +228,7 @@ def register(app: FastAPI, config: ServerConfig) -> None:
             approver=approve_tools(body.approve),
             headers=headers,
             trace_id=getattr(request.state, "trace_id", None),
+            thought_id=thought_id,
         )
         return Response(orjson.dumps(report.to_dict()), media_type="application/json")
 
