@@ -26,11 +26,13 @@ class Cooldowns:
         self._clock = clock
         self._until: dict[str, float] = {}
         self._fails: dict[str, int] = {}
+        self._status: dict[str, str] = {}  # the failure status behind each cooldown
         self._lock = threading.Lock()
 
-    def fail(self, model: str, retry_after_s: float | None = None) -> float:
+    def fail(self, model: str, retry_after_s: float | None = None, status: str = "server_error") -> float:
         """Record a failure; returns the cooldown applied (seconds)."""
         with self._lock:
+            self._status[model] = status
             n = self._fails.get(model, 0) + 1
             self._fails[model] = n
             secs = min(self.config.max_s, self.config.base_s * 2 ** (n - 1))
@@ -44,6 +46,7 @@ class Cooldowns:
             with self._lock:
                 self._fails.pop(model, None)
                 self._until.pop(model, None)
+                self._status.pop(model, None)
 
     def remaining(self, model: str) -> float:
         """Seconds left in the model's cooldown (0 when available)."""
@@ -51,6 +54,10 @@ class Cooldowns:
         if until is None:
             return 0.0
         return max(0.0, until - self._clock())
+
+    def status(self, model: str) -> str | None:
+        """The failure status (``rate_limited``, ``timeout``, ...) of a model cooling down, else None."""
+        return self._status.get(model) if self.remaining(model) > 0 else None
 
     def snapshot(self) -> dict[str, float]:
         return {m: r for m in list(self._until) if (r := self.remaining(m)) > 0}

@@ -13,7 +13,7 @@ from router.errors import ContextTooLarge, InvalidRequest, UnknownModel
 from router.estimate import Estimator, default_estimator
 from router.metrics import ADMISSIONS, ROUTED, UPSTREAM_ERRORS
 from router.policy import DefaultPolicy, Policy, RouteContext
-from router.profile import ModelProfile
+from router.profile import ModelProfile, check_fallbacks
 
 AUTO_MODELS = frozenset({"", "auto", "router", "tao-router"})
 
@@ -100,6 +100,7 @@ class Router:
         self.profiles = {p.name: p for p in profiles}
         if not self.profiles:
             raise ValueError("router needs at least one model profile")
+        check_fallbacks(list(self.profiles.values()))
         self._routable = tuple(p for p in self.profiles.values() if not p.exclusive)
         self.estimator = estimator if estimator is not None else default_estimator()
         self.policy = policy or DefaultPolicy()
@@ -139,8 +140,8 @@ class Router:
             named = self.profiles.get(name)
             if named is None:
                 raise UnknownModel(f"unknown model {name!r}; GET /v1/models lists them", field="/model")
-            ranked, _ = self.policy.order(ctx)
-            return [named] + [p for p in ranked if p.name != name], f"requested model {name}"
+            # never silently substituted: only the fallbacks its profile declares may answer for it
+            return [named] + [self.profiles[f] for f in named.fallbacks], f"requested model {name}"
         special = [p for p in self.profiles.values() if p.exclusive and ctx.task_type in p.strengths]
         ranked, reason = self.policy.order(ctx)
         if special:
@@ -281,7 +282,7 @@ class Router:
                 )
                 self.estimator.observe(decision.features, out, actual_seconds)
             elif status in FAILURE_STATUSES:
-                self.cooldowns.fail(decision.model, retry_after_s)
+                self.cooldowns.fail(decision.model, retry_after_s, status)
                 UPSTREAM_ERRORS.labels(decision.model, status).inc()
         return max(0.0, float(actual_tokens)) * max(0.0, float(actual_seconds))
 

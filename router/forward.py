@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from dataclasses import dataclass
@@ -78,15 +79,28 @@ class Forwarder:
         *,
         stream: bool = False,
         request_id: str | None = None,
+        timeout_s: float | None = None,
     ) -> UpstreamReply:
+        """One try. ``timeout_s`` (default ``self.timeout_s``) bounds this try: connect, each read
+        and the wait for the answer's headers, so a hung upstream frees the request for a fallback."""
         url = profile.endpoint.rstrip("/") + "/chat/completions"
         t0 = time.perf_counter()
         client = self._http()
+        t = self.timeout_s if timeout_s is None else max(0.001, timeout_s)
         try:
             req = client.build_request(
-                "POST", url, content=orjson.dumps(body), headers=self._headers(profile, request_id)
+                "POST",
+                url,
+                content=orjson.dumps(body),
+                headers=self._headers(profile, request_id),
+                timeout=httpx.Timeout(t, connect=min(5.0, t)),
             )
-            resp = await client.send(req, stream=stream)
+            # the whole try (headers, and the body when not streaming) within t, not t per read
+            resp = await asyncio.wait_for(client.send(req, stream=stream), t)
+        except TimeoutError:
+            return UpstreamReply(
+                "timeout", 504, time.perf_counter() - t0, error=f"timeout: no answer in {t:.3g}s"
+            )
         except httpx.TimeoutException as exc:
             return UpstreamReply(
                 "timeout", 504, time.perf_counter() - t0, error=f"timeout: {type(exc).__name__}"

@@ -35,6 +35,8 @@ class ModelProfile:
     exclusive: bool = False  # only used when named or when task_type is one of its strengths
     api_key_env: str | None = None  # name of the env var holding the upstream key, if any
     upstream_model: str | None = None  # model id sent upstream (default: name)
+    # models that may answer when this one is *named* and fails (in order); none: never substituted
+    fallbacks: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
@@ -43,6 +45,8 @@ class ModelProfile:
             raise ProfileError(
                 f"profile {self.name!r}: endpoint must be an http(s) URL, got {self.endpoint!r}"
             )
+        if self.name in self.fallbacks:
+            raise ProfileError(f"profile {self.name!r}: lists itself in fallbacks")
         for f in ("max_input_tokens", "max_output_tokens", "concurrency"):
             if int(getattr(self, f)) <= 0:
                 raise ProfileError(f"profile {self.name!r}: {f} must be > 0")
@@ -65,6 +69,7 @@ class ModelProfile:
     def to_dict(self) -> dict[str, Any]:
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["strengths"] = list(self.strengths)
+        d["fallbacks"] = list(self.fallbacks)
         return d
 
 
@@ -84,6 +89,10 @@ def profile_from_dict(raw: dict[str, Any]) -> ModelProfile:
         raise ProfileError(f"profile {raw.get('name')!r}: unknown keys {sorted(unknown)}")
     data = dict(raw)
     data["strengths"] = tuple(data.get("strengths", ()))
+    fb = data.get("fallbacks", ())
+    if isinstance(fb, str) or not all(isinstance(f, str) for f in fb):
+        raise ProfileError(f"profile {raw.get('name')!r}: fallbacks must be a list of model names")
+    data["fallbacks"] = tuple(fb)
     if "name" in data and os.environ.get(_env_key(str(data["name"]))):
         data["endpoint"] = os.environ[_env_key(str(data["name"]))]
     try:
@@ -118,4 +127,14 @@ def load_profiles(path: str | Path | None = None) -> list[ModelProfile]:
     names = [m.name for m in profiles]
     if len(set(names)) != len(names):
         raise ProfileError(f"profiles file {p} has duplicate model names")
+    check_fallbacks(profiles)
     return profiles
+
+
+def check_fallbacks(profiles: list[ModelProfile]) -> None:
+    """Every declared fallback names a profile of the same set (a typo must not mean "none")."""
+    names = {m.name for m in profiles}
+    for m in profiles:
+        unknown = [f for f in m.fallbacks if f not in names]
+        if unknown:
+            raise ProfileError(f"profile {m.name!r}: unknown fallbacks {unknown}")

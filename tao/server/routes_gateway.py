@@ -5,7 +5,14 @@ Per request: estimate → token-second admission (429 + ``Retry-After`` when the
 wait) → pick a model → forward with httpx → read ``usage`` → ``Router.record``. Upstream 429,
 5xx, timeouts and connection errors cool the model down and the next model of the chain is
 tried (at most ``RouterConfig.max_attempts``); a streaming response is committed to its model
-once the first byte is sent.
+once the first byte is sent. Each try has its own timeout (``TAO_UPSTREAM_TIMEOUT_S``, default
+half the request timeout), cut to what is left of the request's timeout, so a hung upstream
+leaves time for a fallback. A model named in ``model`` is never silently substituted: only the
+``fallbacks`` its profile declares may answer for it (``X-TAO-Model`` names the model that
+answered, ``X-TAO-Fallback-From`` the first choice when another one did). Every tried model
+rate-limited → 429 ``upstream_rate_limited`` with the soonest ``Retry-After``; all at their
+concurrency limit → 503 ``model_busy``; all timed out → 504 ``upstream_timeout``; else 502. The
+per-model in-flight count is released in ``finally`` (cancelled and timed-out requests too).
 
 What the official ``openai`` SDK relies on: the upstream is always asked for
 ``stream_options.include_usage`` (the bucket settles on real counts), but the final ``choices: []``
@@ -56,6 +63,31 @@ class GatewayState:
     forwarder: Forwarder
     config: RouterConfig
     inflight: dict[str, int] = field(default_factory=dict)
+    request_timeout_s: float | None = None  # the server's per-request timeout: every try ends before it
+
+
+class _Slot:
+    """One request's place in a model's in-flight count; :meth:`release` is idempotent and is
+    called from ``finally`` (a cancelled or timed-out request gives its place back)."""
+
+    __slots__ = ("model", "released", "state")
+
+    def __init__(self, state: GatewayState, model: str) -> None:
+        self.state, self.model, self.released = state, model, False
+        state.inflight[model] = state.inflight.get(model, 0) + 1
+
+    def release(self) -> None:
+        if not self.released:
+            self.released = True
+            self.state.inflight[self.model] -= 1
+
+
+@dataclass(frozen=True)
+class _Failure:
+    model: str
+    kind: str  # a router record status (rate_limited, timeout, ...) or "busy" (concurrency limit)
+    error: str
+    retry_after_s: float | None = None
 
 
 def _retry_header(seconds: float) -> dict[str, str]:
@@ -96,12 +128,17 @@ def _usage_numbers(usage: Any, decision: Decision, fallback_out: float) -> tuple
     return decision.input_tokens + fallback_out, fallback_out
 
 
-def _route_headers(decision: Decision) -> dict[str, str]:
-    return {
+def _route_headers(decision: Decision, first_choice: str | None = None) -> dict[str, str]:
+    """``X-TAO-Model``: the model that answered; ``X-TAO-Fallback-From``: the first choice when
+    another model answered for it."""
+    out = {
         "x-tao-model": decision.model or "",
         "x-tao-route-reason": decision.reason,
         "x-tao-predicted-tokens": str(int(decision.predicted_tokens)),
     }
+    if first_choice and first_choice != decision.model:
+        out["x-tao-fallback-from"] = first_choice
+    return out
 
 
 async def _decide(state: GatewayState, body: dict, tenant: str, tried: set[str]) -> Decision:
@@ -112,7 +149,12 @@ async def _decide(state: GatewayState, body: dict, tenant: str, tried: set[str])
 
 
 async def _stream(
-    state: GatewayState, decision: Decision, reply: UpstreamReply, t0: float, client_usage: bool = True
+    state: GatewayState,
+    decision: Decision,
+    reply: UpstreamReply,
+    t0: float,
+    client_usage: bool = True,
+    slot: _Slot | None = None,
 ):
     """Relay the upstream's SSE lines. The usage-only chunk (``choices: []``) is read for the
     bucket and passed on only when the client asked for ``include_usage`` itself."""
@@ -144,24 +186,88 @@ async def _stream(
     except httpx.HTTPError:
         status = "server_error"
     finally:
+        if slot is not None:
+            slot.release()
         await asyncio.shield(_finish_stream(state, decision, resp, usage, chunks, status, t0))
 
 
 async def _finish_stream(state, decision, resp, usage, chunks, status, t0) -> None:
     await resp.aclose()
-    state.inflight[decision.model] -= 1
     total, out = _usage_numbers(usage, decision, max(0, chunks - 2))
     await state.router.arecord(decision, total, time.perf_counter() - t0, status, output_tokens=out)
     UPSTREAM_TOKENS.labels(decision.model, "completion").inc(out)
 
 
+def _try_budget(state: GatewayState, started: float) -> float:
+    """Seconds the next try may take: the per-try timeout, cut to what is left of the request's
+    own timeout (less a small margin, so the gateway answers before the server's 504)."""
+    per_try = state.forwarder.timeout_s
+    if not state.request_timeout_s:
+        return per_try
+    margin = min(0.1, 0.1 * state.request_timeout_s)
+    return min(per_try, state.request_timeout_s - margin - (time.perf_counter() - started))
+
+
+def _failed(state: GatewayState, failures: list[_Failure], tried: set[str]) -> ApiError:
+    """The error for a request every tried model failed: all rate-limited → 429 with the soonest
+    Retry-After; all at their concurrency limit → 503; all timed out → 504; else 502."""
+    kinds = {f.kind for f in failures}
+    extra: dict[str, Any] = {"tried": sorted(tried)}
+    detail = "; ".join(f"{f.model}: {f.error}" for f in failures)
+    if kinds == {"rate_limited"}:
+        waits = [f.retry_after_s or state.router.cooldowns.remaining(f.model) for f in failures]
+        wait = min((w for w in waits if w > 0), default=1.0)
+        extra["retry_after_s"] = round(wait, 3)
+        return ApiError(
+            429,
+            "upstream_rate_limited",
+            "every tried model is rate limited: " + detail,
+            headers=_retry_header(wait),
+            extra=extra,
+        )
+    if kinds == {"busy"}:
+        return ApiError(
+            503,
+            "model_busy",
+            "every tried model is at its concurrency limit: " + detail,
+            headers=_retry_header(1.0),
+            extra=extra,
+        )
+    if kinds == {"timeout"}:
+        return ApiError(504, "upstream_timeout", "every tried model timed out: " + detail, extra=extra)
+    return ApiError(502, "upstream_unavailable", "all tried models failed: " + detail, extra=extra)
+
+
+def _cooling(state: GatewayState, wait: float) -> ApiError:
+    """Nothing to try: every fitting model cools down (429 when all of them for rate limits)."""
+    cooling = state.router.cooldowns.snapshot()
+    if cooling and all(state.router.cooldowns.status(m) == "rate_limited" for m in cooling):
+        return ApiError(
+            429,
+            "upstream_rate_limited",
+            "every fitting model is cooling down after upstream rate limits",
+            headers=_retry_header(wait),
+            extra={"retry_after_s": round(wait, 3) if math.isfinite(wait) else None},
+        )
+    return ApiError(
+        503,
+        "no_model_available",
+        "every fitting model is cooling down after upstream errors",
+        headers=_retry_header(wait),
+    )
+
+
 async def chat_completions(request: Request) -> Response:
+    """Route, admit and forward one chat completion; fall back along the decision's chain (for an
+    explicitly named model: only the fallbacks its profile declares)."""
+    started = time.perf_counter()
     state: GatewayState = request.app.state.gateway
     body = _parse_body(await request.body())
     tenant = getattr(request.state, "tenant", None) or request.headers.get("x-tenant-id") or "default"
     request_id = request.headers.get("x-request-id") or _REQUEST_ID.get(None)
     tried: set[str] = set()
-    errors: list[str] = []
+    failures: list[_Failure] = []
+    first_choice: str | None = None
     wait = 0.0
     for _ in range(max(1, state.config.max_attempts)):
         decision = await _decide(state, body, tenant, tried)
@@ -177,72 +283,103 @@ async def chat_completions(request: Request) -> Response:
                 extra={"retry_after_s": round(decision.retry_after_s, 3), "model": decision.model},
             )
         profile = state.router.profiles[decision.model]
+        first_choice = first_choice or profile.name
         if state.inflight.get(profile.name, 0) >= profile.concurrency:
             await state.router.arecord(decision, 0, 0, "skipped")  # refund; try the next model
             tried.add(profile.name)
-            errors.append(f"{profile.name}: concurrency limit {profile.concurrency}")
+            failures.append(_Failure(profile.name, "busy", f"concurrency limit {profile.concurrency}"))
             continue
-        state.inflight[profile.name] = state.inflight.get(profile.name, 0) + 1
+        budget = _try_budget(state, started)
+        if budget <= 0:  # the request's own timeout is (almost) spent: answer now, typed
+            await state.router.arecord(decision, 0, 0, "skipped")
+            failures.append(_Failure(profile.name, "timeout", "no time left in the request's timeout"))
+            break
+        reply = await _forward(request, state, decision, body, request_id, budget, first_choice)
+        if isinstance(reply, Response):
+            return reply
+        tried.add(profile.name)
+        failures.append(_Failure(profile.name, reply.status, reply.error, reply.retry_after_s))
+    if failures:
+        raise _failed(state, failures, tried)
+    raise _cooling(state, wait)
+
+
+async def _forward(
+    request: Request,
+    state: GatewayState,
+    decision: Decision,
+    body: dict[str, Any],
+    request_id: str | None,
+    budget: float,
+    first_choice: str | None,
+) -> Response | UpstreamReply:
+    """One try at ``decision.model``: its answer (a response), or the failed reply to fall back
+    from. Raises for what no fallback fixes (the upstream refused our key or the request)."""
+    assert decision.model is not None
+    profile = state.router.profiles[decision.model]
+    slot = _Slot(state, profile.name)
+    stream = bool(body.get("stream"))
+    try:
         t0 = time.perf_counter()
-        stream = bool(body.get("stream"))
         reply = await state.forwarder.send(
-            profile, _upstream_body(body, decision, state), stream=stream, request_id=request_id
+            profile,
+            _upstream_body(body, decision, state),
+            stream=stream,
+            request_id=request_id,
+            timeout_s=budget,
         )
         if reply.status == "ok" and stream:
-            return StreamingResponse(
-                _stream(state, decision, reply, t0, _wants_usage(body)),
+            resp = StreamingResponse(
+                _stream(state, decision, reply, t0, _wants_usage(body), slot),
                 media_type="text/event-stream",
-                headers=_route_headers(decision),
+                headers=_route_headers(decision, first_choice),
             )
-        state.inflight[profile.name] -= 1
-        if reply.status == "ok":
-            total, out = _usage_numbers((reply.data or {}).get("usage"), decision, decision.output_tokens)
-            await state.router.arecord(decision, total, reply.seconds, "ok", output_tokens=out)
-            UPSTREAM_TOKENS.labels(profile.name, "completion").inc(out)
-            return Response(reply.body, media_type="application/json", headers=_route_headers(decision))
-        await state.router.arecord(
-            decision, 0, reply.seconds, reply.status, retry_after_s=reply.retry_after_s
+            slot = None  # the stream owns it now (released in its finally)
+            return resp
+    finally:
+        if slot is not None:
+            slot.release()
+    if reply.status == "ok":
+        total, out = _usage_numbers((reply.data or {}).get("usage"), decision, decision.output_tokens)
+        await state.router.arecord(decision, total, reply.seconds, "ok", output_tokens=out)
+        UPSTREAM_TOKENS.labels(profile.name, "completion").inc(out)
+        return Response(
+            reply.body, media_type="application/json", headers=_route_headers(decision, first_choice)
         )
-        if reply.http_status in (401, 403):  # the upstream refused *our* credentials: not the client's fault
-            raise ApiError(
-                502,
-                "upstream_auth_failed",
-                f"upstream {profile.name!r} refused the gateway's credentials (HTTP {reply.http_status}); "
-                f"check {profile.api_key_env or 'the profile api_key_env'}",
-                extra={"model": profile.name, "upstream_status": reply.http_status},
-            )
-        if reply.status == "client_error":  # the upstream rejected the request itself: no fallback
-            msg = (
-                ((reply.data or {}).get("error") or {}).get("message")
-                if isinstance((reply.data or {}).get("error"), dict)
-                else None
-            )
-            raise ApiError(
-                reply.http_status, "upstream_rejected", msg or reply.error, extra={"model": profile.name}
-            )
-        tried.add(profile.name)
-        errors.append(f"{profile.name}: {reply.error}")
-    if errors:
+    await state.router.arecord(decision, 0, reply.seconds, reply.status, retry_after_s=reply.retry_after_s)
+    if reply.http_status in (401, 403):  # the upstream refused *our* credentials: not the client's fault
         raise ApiError(
             502,
-            "upstream_unavailable",
-            "all tried models failed: " + "; ".join(errors),
-            extra={"tried": sorted(tried)},
+            "upstream_auth_failed",
+            f"upstream {profile.name!r} refused the gateway's credentials (HTTP {reply.http_status}); "
+            f"check {profile.api_key_env or 'the profile api_key_env'}",
+            extra={"model": profile.name, "upstream_status": reply.http_status},
         )
-    raise ApiError(
-        503,
-        "no_model_available",
-        "every fitting model is cooling down after upstream errors",
-        headers=_retry_header(wait),
-    )
+    if reply.status == "client_error":  # the upstream rejected the request itself: no fallback
+        err = (reply.data or {}).get("error")
+        msg = err.get("message") if isinstance(err, dict) else None
+        raise ApiError(
+            reply.http_status, "upstream_rejected", msg or reply.error, extra={"model": profile.name}
+        )
+    return reply
+
+
+def per_try_timeout(rcfg: RouterConfig, request_timeout_s: float) -> float:
+    """The per-try upstream timeout: ``TAO_UPSTREAM_TIMEOUT_S`` when set, else half the request
+    timeout; never more than 90 % of it, so a hung upstream leaves time for a fallback."""
+    explicit = rcfg.upstream_timeout_s if os.environ.get("TAO_UPSTREAM_TIMEOUT_S") else None
+    return min(explicit if explicit is not None else request_timeout_s / 2, 0.9 * request_timeout_s)
 
 
 def register(app: FastAPI, config: ServerConfig) -> None:
     """Build the router from ``config`` (+ ``TAO_ROUTER_*``) and add the gateway routes."""
     rcfg = RouterConfig.from_env(profiles_path=config.router_config, redis_url=config.redis_url)
-    if not os.environ.get("TAO_UPSTREAM_TIMEOUT_S"):
-        rcfg.upstream_timeout_s = config.request_timeout_s
-    state = GatewayState(build_router(rcfg), Forwarder(rcfg.upstream_timeout_s), rcfg)
+    state = GatewayState(
+        build_router(rcfg),
+        Forwarder(per_try_timeout(rcfg, config.request_timeout_s)),
+        rcfg,
+        request_timeout_s=config.request_timeout_s,
+    )
     app.state.gateway = state
     own = {f"{h}:{config.port}" for h in (config.host, "127.0.0.1", "localhost", "0.0.0.0")}
     for p in state.router.profiles.values():

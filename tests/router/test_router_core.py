@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from router import (
@@ -121,12 +123,30 @@ def test_bad_requests_raise_typed_errors(bad, exc, field):
     assert info.value.field == field and info.value.status in (400, 404)
 
 
-def test_named_model_too_small_falls_to_next_fitting():
-    # 8k chars ~ 2k tokens: over tao-plan-local's 1024 window, the chain continues with others
+def test_named_model_is_never_substituted_unless_its_profile_declares_fallbacks():
+    # 8k chars ~ 2k tokens: over tao-plan-local's 1024 window
     d = make_router().route({"model": "tao-plan-local", "messages": msgs(2000)})
-    assert d.model == "tao-plan-local"
-    d = make_router().route({"model": "tao-plan-local", "messages": msgs(8000)})
-    assert d.model == "gpt-4o-mini"
+    assert d.model == "tao-plan-local" and d.fallbacks == ()
+    with pytest.raises(ContextTooLarge):  # no declared fallback: a typed 400, never another model
+        make_router().route({"model": "tao-plan-local", "messages": msgs(8000)})
+    d = make_router().route({"model": "gpt-4o-mini", "messages": msgs(200)})
+    assert d.model == "gpt-4o-mini" and d.fallbacks == ()  # the policy's ranking is not a fallback
+    profiles = [
+        replace(p, fallbacks=("gpt-4.1",)) if p.name == "tao-plan-local" else p for p in load_profiles()
+    ]
+    r = Router(profiles, estimator=HeuristicEstimator())
+    assert r.route({"model": "tao-plan-local", "messages": msgs(8000)}).model == "gpt-4.1"
+    assert r.route({"model": "tao-plan-local", "messages": msgs(200)}).fallbacks == ("gpt-4.1",)
+
+
+def test_fallbacks_must_name_known_profiles_and_not_the_model_itself():
+    from router.profile import ProfileError
+
+    base = load_profiles()
+    with pytest.raises(ProfileError, match="unknown fallbacks"):
+        Router([replace(base[0], fallbacks=("gpt-9",)), *base[1:]])
+    with pytest.raises(ProfileError, match="itself"):
+        replace(base[0], fallbacks=(base[0].name,))
 
 
 def test_cooldown_and_fallback_chain():

@@ -296,6 +296,7 @@ def test_model_at_its_concurrency_limit_is_skipped(upstreams, tmp_path):
         u.behavior = UpstreamBehavior(delay_s=1.0)  # the first call holds gpt-4o-mini's only slot
     app = make_app(path, capacity_token_s=1e7)
     app.state.gateway.forwarder = Forwarder(5.0)
+    app.state.gateway.request_timeout_s = 10.0  # the 1 s answers fit the request's budget
     server = ServerThread(app, lifespan="on").start()
     try:
         models: list[str] = []

@@ -48,6 +48,9 @@ def stack(tmp_path_factory):
             f'[[model]]\nname = "{name}"\nendpoint = "{up_srv.url}/v1"\nmax_input_tokens = 8000\n'
             f"max_output_tokens = 2000\nprice_in_per_1k = {0.001 * tier}\nprice_out_per_1k = {0.002 * tier}\n"
             f"tier = {tier}\nconcurrency = 8\n"
+            + (
+                'fallbacks = ["gpt-4.1"]\n' if name == "gpt-4o-mini" else ""
+            )  # named: only these answer for it
         )
     path.write_text("\n".join(rows))
     app = create_app(ServerConfig(load_model=False, api_key=KEY, router_config=path, port=free_port()))
@@ -230,4 +233,5 @@ def test_upstream_5xx_falls_back_then_sdk_sees_success(client, stack):
     up = stack[0]
     up.behavior = UpstreamBehavior(fail_status=503, fail_times=1)
     raw = client.chat.completions.with_raw_response.create(model="gpt-4o-mini", messages=HELLO)
-    assert raw.parse().choices[0].message.content and raw.headers["x-tao-model"] != "gpt-4o-mini"
+    assert raw.parse().choices[0].message.content and raw.headers["x-tao-model"] == "gpt-4.1"
+    assert raw.headers["x-tao-fallback-from"] == "gpt-4o-mini"  # the declared fallback answered, and says so
