@@ -19,6 +19,10 @@ class EventKind(str, Enum):
     CORRECTION = "correction"
     ERROR = "error"
     FINAL = "final"
+    # A2A (tao.action.a2a_context): what an agent read of its conversation, and the shared blackboard
+    MESSAGE_READ = "message_read"
+    BLACKBOARD_READ = "blackboard_read"
+    BLACKBOARD_WRITE = "blackboard_write"
 
 
 class TrajectoryEvent(BaseModel):

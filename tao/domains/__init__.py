@@ -1,7 +1,8 @@
 """Tool domains as plug-ins: ``load_domain("MODULE:ATTR")`` -> :class:`~tao.contracts.domain.Domain`.
 
 Refs with a scheme go to a loader instead (:data:`LOADERS`): ``mcp+stdio:COMMAND`` and
-``mcp+http(s)://…`` import an MCP server's tools (``tao.action.mcp_tools``).
+``mcp+http(s)://…`` import an MCP server's tools (``tao.action.mcp_tools``); ``a2a+http(s)://HOST:PORT``
+makes a remote A2A agent one tool (``tao.action.a2a_tools``).
 
 A domain is one package that imports only :mod:`tao.contracts` (the reference one is
 :mod:`tao.domains.reference`; a user's lives anywhere on ``sys.path``). ``ATTR`` is a ``Domain``,
@@ -42,6 +43,8 @@ LOADERS: dict[str, str] = {
     "mcp+stdio:": "tao.action.mcp_tools:load_mcp_domain",
     "mcp+http://": "tao.action.mcp_tools:load_mcp_domain",
     "mcp+https://": "tao.action.mcp_tools:load_mcp_domain",
+    "a2a+http://": "tao.action.a2a_tools:load_a2a_domain",
+    "a2a+https://": "tao.action.a2a_tools:load_a2a_domain",
 }
 """Ref prefix -> ``MODULE:FUNC`` of a loader ``FUNC(ref) -> Domain`` for domains that are not Python
 modules (an MCP server's tools). Named, not imported: the loader lives in a higher layer (it needs

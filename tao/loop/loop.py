@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -38,6 +39,7 @@ from tao.loop.resolve import ResolveError, for_check, resolve_plan
 from tao.loop.session import SessionStore
 from tao.loop.steps import StepRunner
 from tao.observe.observer import Observer
+from tao.trace.scope import run_scope
 from tao.trace.trajectory import Sink, Trajectory, mark_error
 
 
@@ -88,7 +90,10 @@ class TaoLoop:
         headers: dict[str, str] | None = None,
         trace_id: str | None = None,
         thought_id: str | None = None,
+        on_start: Callable[[Trajectory], None] | None = None,
     ) -> RunReport:
+        """``on_start(trajectory)`` runs right after ``context_built`` (the A2A server logs there what
+        the agent read of its conversation); transports see the run as :data:`tao.trace.scope.CURRENT_RUN`."""
         t0 = time.perf_counter()
         deadline = time.monotonic() + self.config.wall_time_s
         session = self._session(session)
@@ -96,7 +101,7 @@ class TaoLoop:
         tid = thought_id or str(uuid.uuid4())
         traj = Trajectory(trace_id, tid, self.sinks, self.tracer, session.session_id)
         stages = _Stages()
-        with traj.agent_span() as span:
+        with traj.agent_span() as span, run_scope(traj, request):
             traj.emit(
                 EventKind.CONTEXT_BUILT,
                 request=request,
@@ -108,6 +113,8 @@ class TaoLoop:
                     "timezone": session.timezone,
                 },
             )
+            if on_start is not None:
+                on_start(traj)
             plan, order, early = await self._plan(request, session, traj, stages, deadline)
             if early is not None:
                 report = early
