@@ -4,6 +4,10 @@ For every template of ``tao.domains.reference.phrasing.templates.MODULE`` it gen
 generator does and reports how many had to be dropped (a slot value perception cannot find again,
 e.g. free text without a cue word, or a Chinese name without a cue character), with one sample
 request and its target. Templates with a high drop rate waste training rows: fix them.
+
+``MODULE`` may also be a dotted phrasing module that exports intents (every ``*_INTENTS`` list of
+:class:`~tao.contracts.domain.IntentSpec`, e.g. ``tao.domains.reference.phrasing.intents_chain``):
+then every template of each of its intents is checked, in both languages.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from dataclasses import replace
 from functools import cache
 from importlib import import_module
 
+from tao.contracts.domain import IntentSpec
 from tao.domains.reference.phrasing.intents import INTENTS
+from tao.domains.reference.phrasing.intents_extra import HELD_MARK
 from tao.domains.reference.phrasing.values import ValueSampler
 from tao.domains.reference.registry import reference_tools
 from training.generate import GenConfig, _Drop, make_example
@@ -47,19 +53,41 @@ def check_template(
     return drops / n, sample[0], sample[1]
 
 
+def _templates_of(module: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(intent, language, templates) of a ``templates`` module (``orders_zh``: its ``MORE``) or of a
+    dotted intents module (its ``*_INTENTS`` lists, both languages, held-out marks stripped)."""
+    if "." not in module:
+        lang = module.rsplit("_", 1)[1]
+        more = import_module(f"tao.domains.reference.phrasing.templates.{module}").MORE
+        return [(intent, lang, tuple(ts)) for intent, ts in more.items()]
+    out: list[tuple[str, str, tuple[str, ...]]] = []
+    for attr, specs in vars(import_module(module)).items():
+        if not (attr.endswith("INTENTS") and isinstance(specs, list)):
+            continue
+        for spec in specs:
+            if isinstance(spec, IntentSpec):
+                out += [
+                    (spec.name, lang, tuple(t.removeprefix(HELD_MARK) for t in ts))
+                    for lang, ts in (("zh", spec.zh), ("en", spec.en))
+                ]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m training.template_check", description=(__doc__ or "").splitlines()[0]
     )
-    ap.add_argument("module", help="module under tao.domains.reference.phrasing.templates, e.g. orders_zh")
+    ap.add_argument(
+        "module",
+        help="module under tao.domains.reference.phrasing.templates, e.g. orders_zh, or a dotted "
+        "intents module, e.g. tao.domains.reference.phrasing.intents_chain",
+    )
     ap.add_argument("-n", type=int, default=30, help="examples per template")
     ap.add_argument("--max-drop", type=float, default=0.3, help="exit 1 if any template drops more")
     a = ap.parse_args(argv)
-    lang = a.module.rsplit("_", 1)[1]
-    more = import_module(f"tao.domains.reference.phrasing.templates.{a.module}").MORE
     names = {s.name for s in INTENTS}
     bad = 0
-    for intent, templates in more.items():
+    for intent, lang, templates in _templates_of(a.module):
         if intent not in names:
             print(f"!! unknown intent {intent!r}")
             bad += 1

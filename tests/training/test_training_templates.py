@@ -48,3 +48,28 @@ def test_check_template_flags_uncued_free_text() -> None:
     assert rate > 0.5
     rate, _req, target = check_template("cancel_order", "en", "cancel order {order} because {reason}", n=20)
     assert rate <= 0.3 and '"cancel_order"' in target  # a glued suffix can still spoil the free text
+
+
+def test_template_check_reads_an_intents_module() -> None:
+    from tao.domains.reference.phrasing.intents_chain import CHAIN_INTENTS
+    from training.template_check import _templates_of
+
+    got = {(i, lang): ts for i, lang, ts in _templates_of("tao.domains.reference.phrasing.intents_chain")}
+    assert set(got) == {(s.name, lang) for s in CHAIN_INTENTS for lang in ("zh", "en")}
+    for s in CHAIN_INTENTS:
+        assert got[(s.name, "zh")] == s.zh and got[(s.name, "en")] == s.en
+    assert dict(((i, lang), ts) for i, lang, ts in _templates_of("orders_en"))  # MORE modules still work
+
+
+@pytest.mark.slow
+def test_chain_intents_label_cleanly() -> None:
+    """A sample of every chain intent's templates, both languages: few drops, and a plan (or an
+    insufficient_context answer) that names the intent."""
+    from tao.domains.reference.phrasing.intents_chain import CHAIN_INTENTS
+
+    for spec in CHAIN_INTENTS:
+        for lang, ts in (("zh", spec.zh), ("en", spec.en)):
+            for t in ts[::4]:
+                rate, req, target = check_template(spec.name, lang, t, n=10)
+                assert rate <= 0.4, (spec.name, t, rate)
+                assert req and f'"intent":"{spec.name}"' in target, (t, target)
