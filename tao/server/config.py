@@ -25,6 +25,11 @@ class ServerConfig:
     tools_url: str | None = None  # base URL of the HTTP tool service used by /v1/run (TAO_TOOLS_URL)
     registry: str | None = None  # tool domain MODULE:ATTR (TAO_REGISTRY); default: the checkpoint's own
     compose: bool | None = None  # hybrid ComposingEngine (TAO_COMPOSE); None: compose.COMPOSE_DEFAULT
+    # admission control (tao.server.admission): in-flight bounds per replica, 0 = unbounded
+    max_inflight_runs: int = 64  # POST /v1/run (TAO_MAX_INFLIGHT_RUNS)
+    max_inflight_plans: int = 32  # POST /v1/plan (TAO_MAX_INFLIGHT_PLANS)
+    admission_max_queue: int = 0  # requests that may wait for a slot (TAO_ADMISSION_QUEUE)
+    admission_queue_wait_s: float = 0.0  # how long they may wait before a 503 (TAO_ADMISSION_WAIT_S)
     extra: dict[str, str] = field(default_factory=dict)
     _domains: dict[bool, Domain] = field(default_factory=dict, repr=False)
 
@@ -53,6 +58,14 @@ class ServerConfig:
             router_config=Path(env["TAO_ROUTER_CONFIG"]) if env.get("TAO_ROUTER_CONFIG") else None,
             checkpoint=Path(env["TAO_CHECKPOINT"]) if env.get("TAO_CHECKPOINT") else DEFAULT_CHECKPOINT,
         )
+        for name, key, conv in (
+            ("max_inflight_runs", "TAO_MAX_INFLIGHT_RUNS", int),
+            ("max_inflight_plans", "TAO_MAX_INFLIGHT_PLANS", int),
+            ("admission_max_queue", "TAO_ADMISSION_QUEUE", int),
+            ("admission_queue_wait_s", "TAO_ADMISSION_WAIT_S", float),
+        ):
+            if env.get(key):
+                setattr(cfg, name, conv(env[key]))
         for k, v in overrides.items():
             if v is not None:
                 setattr(cfg, k, v)
