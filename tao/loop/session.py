@@ -1,12 +1,18 @@
 """Session state snapshots between turns: an in-process store (default) and a Redis store.
 
 Both keep one snapshot per (tenant, session_id) with a TTL; tenants never see each other's
-sessions. Redis keys are ``{prefix}:{tenant}:{session_id}`` (values: the SessionState JSON,
-expiry set atomically with ``SET ... EX``).
+sessions. Redis keys are ``{prefix}:{byte length of tenant}:{tenant}:{session_id}`` — the length
+prefix makes the split unambiguous, so tenant ``acme:prod`` + session ``42``
+(``tao:session:9:acme:prod:42``) never meets tenant ``acme`` + session ``prod:42``
+(``tao:session:4:acme:prod:42``). Values: the SessionState JSON, expiry set atomically with
+``SET ... PX``. A loaded snapshot whose own tenant or session id differs from the key asked for
+is refused (treated as absent). Tenants: any printable string of 1-128 characters; session ids:
+``[A-Za-z0-9_.:-]{1,128}``.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Callable
@@ -16,16 +22,33 @@ from typing import Protocol
 from tao.contracts import SessionState
 
 _SAFE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+log = logging.getLogger("tao.session")
 
 
 class SessionKeyError(ValueError):
     """A tenant or session id that cannot be used as a key."""
 
 
+def check_session_id(session_id: object) -> str:
+    if not isinstance(session_id, str) or not _SAFE.match(session_id):
+        raise SessionKeyError(
+            f"invalid session_id: {session_id!r} (allowed: letters, digits, _ . : -, 1-128 characters)"
+        )
+    return session_id
+
+
 def _check(tenant: str, session_id: str) -> None:
-    for what, v in (("tenant", tenant), ("session_id", session_id)):
-        if not isinstance(v, str) or not _SAFE.match(v):
-            raise SessionKeyError(f"invalid {what}: {v!r} (allowed: letters, digits, _ . : -, up to 128)")
+    if not isinstance(tenant, str) or not 1 <= len(tenant) <= 128 or not tenant.isprintable():
+        raise SessionKeyError(f"invalid tenant: {tenant!r} (1-128 printable characters)")
+    check_session_id(session_id)
+
+
+def _owned(state: SessionState, tenant: str, session_id: str) -> SessionState | None:
+    """The snapshot, if it belongs to the (tenant, session) it was loaded for."""
+    if state.tenant != tenant or state.session_id != session_id:
+        log.warning("session snapshot refused: stored for another tenant/session")
+        return None
+    return state
 
 
 class SessionStore(Protocol):
@@ -48,7 +71,7 @@ class MemorySessionStore:
         if self.clock() >= hit[0]:
             del self._data[(tenant, session_id)]
             return None
-        return SessionState.model_validate_json(hit[1])
+        return _owned(SessionState.model_validate_json(hit[1]), tenant, session_id)
 
     def put(self, state: SessionState, ttl_s: float | None = None) -> None:
         if not state.session_id:
@@ -60,6 +83,7 @@ class MemorySessionStore:
         )
 
     def delete(self, tenant: str, session_id: str) -> None:
+        _check(tenant, session_id)
         self._data.pop((tenant, session_id), None)
 
 
@@ -77,11 +101,11 @@ class RedisSessionStore:
 
     def key(self, tenant: str, session_id: str) -> str:
         _check(tenant, session_id)
-        return f"{self.prefix}:{tenant}:{session_id}"
+        return f"{self.prefix}:{len(tenant.encode())}:{tenant}:{session_id}"
 
     def get(self, tenant: str, session_id: str) -> SessionState | None:
         raw = self.client.get(self.key(tenant, session_id))
-        return None if raw is None else SessionState.model_validate_json(raw)
+        return None if raw is None else _owned(SessionState.model_validate_json(raw), tenant, session_id)
 
     def put(self, state: SessionState, ttl_s: float | None = None) -> None:
         if not state.session_id:

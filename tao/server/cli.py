@@ -2,8 +2,10 @@
 
     tao serve [--host 127.0.0.1] [--port 8080] [--checkpoint DIR] [--engine auto|cpu|vllm]
               [--api-key KEY] [--max-body-bytes N] [--timeout S] [--no-model] [--codec model|generic]
+              [--keys-file PATH] [--idempotency-lock-ttl S] [--test-fault-headers]
 
-Flags override ``TAO_*`` environment variables. On SIGTERM/SIGINT uvicorn stops accepting
+Flags override ``TAO_*`` environment variables. A non-loopback ``--host`` needs keys configured
+(the server refuses to start open to the network). On SIGTERM/SIGINT uvicorn stops accepting
 connections and lets in-flight requests finish (up to ``--graceful-timeout`` seconds), then the
 plan engine is closed.
 """
@@ -40,6 +42,24 @@ def _parser() -> argparse.ArgumentParser:
         "default: thought_model.compose.COMPOSE_DEFAULT)",
     )
     ap.add_argument("--api-key", default=None, help="require this bearer key on /v1 (TAO_API_KEY)")
+    ap.add_argument(
+        "--keys-file",
+        default=None,
+        metavar="PATH",
+        help='API keys -> tenants and roles, JSON {"keys": [{"sha256", "tenant", "roles"}]} (TAO_KEYS_FILE)',
+    )
+    ap.add_argument(
+        "--idempotency-lock-ttl",
+        type=float,
+        default=None,
+        metavar="S",
+        help="in-flight lock of a keyed run / non-idempotent step (TAO_IDEMPOTENCY_LOCK_TTL_S; default 10)",
+    )
+    ap.add_argument(
+        "--test-fault-headers",
+        action="store_true",
+        help="tests only: forward X-Mock-* request headers to the tool calls (fault injection)",
+    )
     ap.add_argument("--max-body-bytes", type=int, default=None)
     ap.add_argument("--timeout", type=float, default=None, help="per-request timeout in seconds")
     ap.add_argument(
@@ -88,6 +108,26 @@ def main(argv: list[str] | None = None) -> int:
         cfg.load_model = False
     if args.codec:
         cfg.extra["codec"] = args.codec
+    if args.keys_file:
+        cfg.extra["keys_file"] = args.keys_file
+    if args.idempotency_lock_ttl:
+        cfg.extra["idempotency_lock_ttl_s"] = str(args.idempotency_lock_ttl)
+    if args.test_fault_headers:
+        cfg.extra["test_fault_headers"] = "1"
+    from tao.server.auth import KeysFileError, is_loopback, keyring_for
+
+    try:
+        ring = keyring_for(cfg.api_key, cfg.extra.get("keys_file"))
+    except KeysFileError as exc:
+        print(f"tao serve: {exc}", file=sys.stderr)
+        return 2
+    if ring is None and not is_loopback(cfg.host):
+        print(
+            f"tao serve: refusing to bind {cfg.host} without API keys (--keys-file / TAO_KEYS_FILE or "
+            "--api-key / TAO_API_KEY); bind 127.0.0.1 for keyless local use",
+            file=sys.stderr,
+        )
+        return 2
     from tao.domains import DomainLoadError
     from thought_model.checkpoint import DomainMismatchError
 

@@ -6,7 +6,9 @@ The middleware is plain ASGI (no per-request task or body copy):
 * ``X-Request-ID`` is accepted as sent (never truncated) or generated, and echoed; a trace id
   (taken from a W3C ``traceparent`` header when present, else new) goes on every response
   (``X-Trace-ID``), into ``request.state.trace_id`` and onto every log line (``%(trace_id)s``).
-* ``TAO_API_KEY``: when set, ``/v1/*`` needs ``Authorization: Bearer KEY`` (or ``X-API-Key``).
+* keys (``TAO_API_KEY``, or a keys file: :mod:`tao.server.auth`): when configured, ``/v1/*``
+  needs ``Authorization: Bearer KEY`` (or ``X-API-Key``) of a key with the route's role (401
+  ``unauthorized`` / 403 ``forbidden``); the key's tenant goes into ``request.state.tenant``.
 * bodies over ``max_body_bytes`` get 413 (by ``Content-Length`` or while streaming);
   ``Content-Encoding: gzip`` (or ``deflate``) bodies are inflated here, and the *inflated* size is
   held to the same limit (a decompression bomb is a 413, found after at most limit + 1 bytes of
@@ -18,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import hmac
 import logging
 import re
 import time
@@ -30,6 +31,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from tao.server.auth import KeyRing, given_key, keyring_for, required_role
 from tao.server.config import ServerConfig
 from tao.server.metrics import IN_FLIGHT, REGISTRY, REQUEST_LATENCY, REQUESTS
 
@@ -76,9 +78,9 @@ def _error_body(status: int, type_: str, message: str, trace_id: str) -> bytes:
 class CoreMiddleware:
     """ASGI middleware implementing the behaviour in the module docstring."""
 
-    def __init__(self, app, config: ServerConfig) -> None:
+    def __init__(self, app, config: ServerConfig, keyring: KeyRing | None = None) -> None:
         self.app, self.cfg = app, config
-        self._key = config.api_key.encode() if config.api_key else None
+        self._ring = keyring
 
     def _endpoint(self, scope) -> str:
         path = scope.get("path", "")
@@ -129,13 +131,17 @@ class CoreMiddleware:
 
     async def _dispatch(self, scope, receive, send, reply, headers, started) -> None:
         path = scope.get("path", "")
-        if self._key is not None and path.startswith("/v1/"):
-            auth = headers.get(b"authorization", b"")
-            given = auth[7:].strip() if auth[:7].lower() == b"bearer " else headers.get(b"x-api-key", b"")
-            if not hmac.compare_digest(given, self._key):
+        if self._ring is not None and path.startswith("/v1/"):
+            principal = self._ring.authenticate(given_key(headers))
+            if principal is None:
                 return await reply(
                     401, "unauthorized", "missing or wrong API key", [(b"www-authenticate", b"Bearer")]
                 )
+            role = required_role(path)
+            if role not in principal.roles:
+                return await reply(403, "forbidden", f"this key lacks the '{role}' role")
+            state = scope.setdefault("state", {})
+            state["tenant"], state["roles"] = principal.tenant, principal.roles
         limit = self.cfg.max_body_bytes
         clen = headers.get(b"content-length")
         if clen is not None:
@@ -230,7 +236,9 @@ def _replay(body: bytes, receive):
 
 def register(app: FastAPI, config: ServerConfig) -> None:
     install_log_trace_ids()
-    app.add_middleware(CoreMiddleware, config=config)
+    ring = keyring_for(config.api_key, config.extra.get("keys_file"))  # KeysFileError stops start-up
+    app.state.keyring = ring
+    app.add_middleware(CoreMiddleware, config=config, keyring=ring)
 
     @app.get("/healthz", tags=["ops"], summary="liveness: the process answers")
     async def healthz() -> dict:

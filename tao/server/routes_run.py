@@ -5,8 +5,10 @@ With ``plan`` the model is skipped (plan replay, used by the load tester to isol
 overhead); without it the server's plan engine plans. Response 200 (whatever the run's outcome):
 ``{"trace_id", "thought_id", "status", "error_type", "answer", "stages_ms", "steps", "events", ...}``.
 Tools are called at ``TAO_TOOLS_URL``; when unset the mock service is started in-process on a
-free loopback port. ``X-Mock-*`` request headers are forwarded to the tool calls (fault
-injection per request). Sessions with a ``session_id`` are snapshotted between turns (Redis when
+free loopback port. ``X-Mock-*`` request headers (fault injection per request) are forwarded to
+the tool calls only when the server runs with the test flag ``--test-fault-headers``
+(``ServerConfig.extra["test_fault_headers"]``); otherwise a caller could steer shared tools
+(one ``X-Mock-Fault: timeout`` would open a breaker for every tenant). Sessions with a ``session_id`` are snapshotted between turns (Redis when
 ``TAO_REDIS_URL`` is set, else in-process).
 
 An ``Idempotency-Key`` header makes the request safe to resend to any replica
@@ -136,12 +138,31 @@ def _parse(raw: bytes) -> RunBody:
     return body
 
 
-def _tenant(request: Request, body: RunBody) -> str:
-    """The caller's tenant (set by authentication when keys are configured)."""
-    tenant = getattr(request.state, "tenant", None)
-    if tenant:
-        return tenant
-    return body.session.tenant if body.session is not None else "default"
+def _tenant(request: Request) -> str:
+    """The caller's tenant: the API key's (``request.state.tenant``), else ``default`` (no keys
+    configured). Never the body or a header."""
+    return getattr(request.state, "tenant", None) or "default"
+
+
+def _bind_session(request: Request, body: RunBody) -> SessionState:
+    """The request's session, bound to the caller's tenant; a bad session id is a typed 422."""
+    from tao.loop.session import SessionKeyError, check_session_id
+
+    tenant = _tenant(request)
+    session = body.session or SessionState()
+    if "tenant" in session.model_fields_set and session.tenant != tenant:
+        raise ApiError(
+            403,
+            "tenant_mismatch",
+            "the tenant comes from the API key; omit session.tenant or send the key's own",
+            field="/session/tenant",
+        )
+    if session.session_id is not None:
+        try:
+            check_session_id(session.session_id)
+        except SessionKeyError as exc:
+            raise ApiError(422, "invalid_session_id", str(exc), field="/session/session_id") from None
+    return session.model_copy(update={"tenant": tenant})
 
 
 def _engine(app: FastAPI) -> Any:
@@ -182,15 +203,16 @@ def register(app: FastAPI, config: ServerConfig) -> None:
 
         raw = await request.body()
         body = _parse(raw)
+        session = _bind_session(request, body)
         idem = request.headers.get("idempotency-key")
         if idem is None:
-            return await _run(request, body, None)
+            return await _run(request, body, session, None)
         check_key(idem)
         rt = await holder.get()
         keyed = KeyedRun(
             rt.executor.idempotency,
             RunIdemConfig(lock_ttl_s=holder.lock_ttl_s, done_ttl_s=holder.done_ttl_s),
-            _tenant(request, body),
+            session.tenant,
             idem,
             fingerprint(orjson.loads(raw)),
         )
@@ -198,13 +220,15 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         if recorded is not None:
             return Response(recorded, media_type="application/json", headers={"Idempotent-Replayed": "true"})
         try:
-            resp = await _run(request, body, keyed.thought_id)
+            resp = await _run(request, body, session, keyed.thought_id)
             await keyed.finish(bytes(resp.body))
             return resp
         finally:
             await keyed.release()
 
-    async def _run(request: Request, body: RunBody, thought_id: str | None) -> Response:
+    async def _run(
+        request: Request, body: RunBody, session: SessionState, thought_id: str | None
+    ) -> Response:
         from tao.action.permissions import approve_tools
         from tao.loop.planner import EnginePlanner, ReplayPlanner
 
@@ -221,10 +245,14 @@ def register(app: FastAPI, config: ServerConfig) -> None:
                 )
             planner = EnginePlanner(engine)
         rt = await holder.get()
-        headers = {k: v for k, v in request.headers.items() if k.lower().startswith("x-mock-")}
+        headers = (
+            {k: v for k, v in request.headers.items() if k.lower().startswith("x-mock-")}
+            if config.extra.get("test_fault_headers")
+            else {}
+        )
         report = await rt.loop(planner).run(
             body.request,
-            body.session,
+            session,
             approver=approve_tools(body.approve),
             headers=headers,
             trace_id=getattr(request.state, "trace_id", None),

@@ -50,10 +50,10 @@ def test_redis_store_ttl_and_namespaces(redis_url) -> None:
     store.put(SessionState(session_id="s1", tenant="globex", user_id="U00000002"))
     assert store.get("acme", "s1") == s and store.get("globex", "s1").user_id == "U00000002"
     assert sorted(k.decode() for k in client.keys("tao-test:session:*")) == [
-        "tao-test:session:acme:s1",
-        "tao-test:session:globex:s1",
+        "tao-test:session:4:acme:s1",
+        "tao-test:session:6:globex:s1",
     ]
-    assert 29_000 < client.pttl("tao-test:session:acme:s1") <= 30_000
+    assert 29_000 < client.pttl("tao-test:session:4:acme:s1") <= 30_000
     store.put(SessionState(session_id="short", tenant="acme"), ttl_s=0.2)
     assert store.get("acme", "short") is not None
     time.sleep(0.35)
@@ -62,6 +62,38 @@ def test_redis_store_ttl_and_namespaces(redis_url) -> None:
     assert store.get("acme", "s1") is None and store.get("globex", "s1") is not None
     with pytest.raises(SessionKeyError):
         store.put(SessionState(session_id="a b", tenant="acme"))
+    client.close()
+
+
+@pytest.mark.slow
+def test_redis_keys_are_unambiguous_and_snapshots_owned(redis_url) -> None:
+    client = redis.Redis.from_url(redis_url)
+    store = RedisSessionStore(client, ttl_s=30, prefix="tao-test:amb")
+    store.put(SessionState(session_id="prod:42", tenant="acme", user_id="U00000003", memory={"m": "acme"}))
+    assert store.key("acme:prod", "42") != store.key("acme", "prod:42")
+    assert store.get("acme:prod", "42") is None  # tenant `acme:prod`, session `42`: nothing
+    assert store.get("acme", "prod:42").user_id == "U00000003"
+    store.put(SessionState(session_id="42", tenant="acme:prod", user_id="U00000004"))
+    assert store.get("acme", "prod:42").user_id == "U00000003"  # not overwritten
+    assert store.get("acme:prod", "42").user_id == "U00000004"
+    # any printable tenant is a key part (spaces, unicode), never a control character
+    store.put(SessionState(session_id="s", tenant="Ä c:m/e"))
+    assert store.get("Ä c:m/e", "s") is not None and store.get("Ä c:m", "e:s") is None
+    with pytest.raises(SessionKeyError):
+        store.get("acme", "s\x00")
+    with pytest.raises(SessionKeyError):
+        store.get("ac\nme", "s")
+    # a snapshot stored under one tenant's key but naming another tenant is refused on load
+    client.set(
+        store.key("globex", "s9"),
+        SessionState(session_id="s9", tenant="acme", user_id="U00000003").model_dump_json(),
+    )
+    assert store.get("globex", "s9") is None
+    client.set(store.key("globex", "s8"), SessionState(session_id="other", tenant="globex").model_dump_json())
+    assert store.get("globex", "s8") is None
+    mem = MemorySessionStore()
+    mem.put(SessionState(session_id="prod:42", tenant="acme"))
+    assert mem.get("acme:prod", "42") is None and mem.get("acme", "prod:42") is not None
     client.close()
 
 

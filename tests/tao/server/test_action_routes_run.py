@@ -36,7 +36,7 @@ class Served:
 
 @pytest.fixture
 def served(mock_tools):
-    s = Served(ServerConfig(load_model=False, tools_url=mock_tools.url))
+    s = Served(ServerConfig(load_model=False, tools_url=mock_tools.url, extra={"test_fault_headers": "1"}))
     yield s
     s.stop()
 
@@ -70,7 +70,7 @@ def test_run_with_replayed_plan(served, mock_tools) -> None:
         assert out["status"] == "success" and out["answer"]["t2"]["status"]
         assert set(out["stages_ms"]) == {"thought", "action", "observation", "total"}
         assert out["events"] >= 8 and out["steps"][0]["arguments"]["period"] == "2026-10-01/2026-10-31"
-        # per-request fault injection travels to the tool calls
+        # per-request fault injection travels to the tool calls (the server runs with the test flag)
         r = c.post("/v1/run", json=body, headers={"X-Mock-Fault": "401"})
         assert r.json()["status"] == "needs_user" and r.json()["error_type"] == "TOOL_CLIENT_ERROR"
         # the load tester's broken dependency
@@ -107,6 +107,25 @@ def test_bad_requests_get_typed_errors(served) -> None:
         tools = c.get("/v1/tools").json()
         assert tools["count"] == 18 and {t["name"] for t in tools["tools"]} >= {"send_email", "list_orders"}
         assert next(t for t in tools["tools"] if t["name"] == "send_email")["permission"] == "high_risk"
+
+
+def test_fault_headers_are_not_forwarded_without_the_test_flag(mock_tools) -> None:
+    s = Served(ServerConfig(load_model=False, tools_url=mock_tools.url))
+    try:
+        p = plan(("t1", "get_order_status", {"order_id": next(iter(mock_tools.data.orders))}))
+        for fault in ("timeout", "401", "500"):
+            r = httpx.post(
+                s.url + "/v1/run",
+                json={"request": "订单状态", "plan": p},
+                headers={"X-Mock-Fault": fault, "X-Mock-Anything": "1"},
+                timeout=30,
+            )
+            assert r.status_code == 200 and r.json()["status"] == "success", r.text
+        st = mock_tools.stats()
+        assert st["faults"] == {"none": 3}
+        assert not any(k.startswith("x-mock") for h in st["last_headers"].values() for k in h)
+    finally:
+        s.stop()
 
 
 @pytest.mark.slow
