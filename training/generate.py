@@ -29,7 +29,7 @@ from tao.contracts.domain import Domain, IntentSpec, Phrasing, SlotValues
 from tao.domains import load_domain
 from thought_model.entities import ME_SLOT, perceive
 from thought_model.grammar import dumps_compact
-from thought_model.prompt import session_today
+from thought_model.prompt import prepare_prompt
 from training.dates import (
     day_surface,
     period_surface,
@@ -296,9 +296,8 @@ def make_example(
         request = texts[0]
         intent = parts[0][0].name
     session = SessionState(user_id=user_id, now=datetime(today.year, today.month, today.day, 9, 0))
-    perception = perceive(
-        request, today=session_today(session), user_known=bool(user_id), lexicon=dom.lexicon
-    )
+    prepared = prepare_prompt(request, session, lexicon=dom.lexicon)
+    perception = prepared.perception
     if missing:
         target_obj: dict[str, Any] = {
             "error": "insufficient_context",
@@ -320,6 +319,7 @@ def make_example(
         "template": "+".join(f"{s.name}:{lang}:{t}" for s, t in parts),
         "target": dumps_compact(target_obj),
         "expected": expected,
+        "prompt": prepared.text,
     }
 
 

@@ -80,6 +80,21 @@ def lr_lambda(cfg: TrainConfig):
     return f
 
 
+BUDGET_EVERY = 100
+"""With a time budget, the remaining steps are re-estimated every this many steps from the pace of
+the last ones (the machine's load changes during a run; one estimate at step 31 under a passing
+load spike once cut a run to 65 steps). The cosine schedule reads ``cfg.max_steps`` at each step,
+so it stretches or shrinks with the estimate."""
+
+
+def budget_steps(cfg: TrainConfig, step: int, per_step_s: float, t_start: float, cap: int) -> int:
+    """The step count that ends the run within ``cfg.time_budget_min`` (counted from the start,
+    data loading included) at ``per_step_s`` seconds a step; never above ``cap``, never below the
+    next step."""
+    left = (cfg.time_budget_min or 0.0) * 60 - (time.time() - t_start)
+    return max(step + 1, min(cap, step + int(left / max(per_step_s, 1e-6))))
+
+
 def _ensure_data(cfg: TrainConfig, out: Path, d: Dist, domain: Domain) -> Path:
     if cfg.data_dir:
         return Path(cfg.data_dir)
@@ -203,7 +218,8 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
     )
     model.train()
     t_last, tok_count, ema = time.time(), 0, None
-    t_first = time.time()
+    t_first = t_mark = time.time()
+    step_mark, max_steps0 = step, cfg.max_steps
     with bar:
         task = bar.add_task("train", total=cfg.max_steps, completed=step, loss=0.0, tps=0.0)
         while step < cfg.max_steps:
@@ -228,11 +244,16 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
                 step += 1
                 if step == 1:
                     t_first = time.time()
-                if cfg.time_budget_min and step == 31 and not cfg.resume:
-                    per_step = (time.time() - t_first) / 30
-                    left = cfg.time_budget_min * 60 - (time.time() - t_start)
-                    cfg.max_steps = max(step + 1, min(cfg.max_steps, step + int(left / per_step)))
-                    bar.update(task, total=cfg.max_steps)
+                if cfg.time_budget_min and not cfg.resume:
+                    if step == 31:
+                        t_mark, step_mark = time.time(), step
+                        cfg.max_steps = budget_steps(cfg, step, (t_mark - t_first) / 30, t_start, max_steps0)
+                        bar.update(task, total=cfg.max_steps)
+                    elif step > 31 and step % BUDGET_EVERY == 0:
+                        per_step = (time.time() - t_mark) / max(1, step - step_mark)
+                        t_mark, step_mark = time.time(), step
+                        cfg.max_steps = budget_steps(cfg, step, per_step, t_start, max_steps0)
+                        bar.update(task, total=cfg.max_steps)
                 tok_count += int(batch["attention_mask"].sum().item())
                 ema = loss.item() if ema is None else 0.95 * ema + 0.05 * loss.item()
                 now = time.time()
