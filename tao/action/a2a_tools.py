@@ -408,9 +408,14 @@ class A2AConnection:
                 conv.write(
                     key, entry.get("value"), str(entry.get("writer") or spec.name), step_id=ctx.step_id
                 )
-        return from_http(
+        res = from_http(
             spec.name, ctx.step_id, status, orjson.dumps(result), (time.perf_counter() - t0) * 1000
         )
+        if res.error_info is not None:  # the remote's own reason, not only the mapped status
+            why = f"remote task {result.get('state')}: {result.get('error_type')}: {result.get('message')}"
+            info = res.error_info.model_copy(update={"message": f"{res.error_info.message}; {why}"[:2000]})
+            res = res.model_copy(update={"error_info": info})
+        return res
 
     async def _send(self, info: CardInfo, args: dict[str, Any], ctx: CallContext, envelope: dict) -> Any:
         import asyncio
