@@ -24,6 +24,7 @@ ROUTE_MODULES = (
     "tao.server.routes_observe",  # POST /v1/observe, /v1/observe/batch
     "tao.server.routes_gateway",  # POST /v1/chat/completions, GET /v1/models (router)
     "tao.server.routes_run",  # POST /v1/run, GET /v1/tools (action layer)
+    "tao.server.routes_approve",  # POST /v1/runs/{run_id}/approve (bound approvals, any replica)
     "tao.server.routes_a2a",  # GET /.well-known/agent-card.json (A2A card from the registry)
     "tao.server.admission",  # in-flight bounds on /v1/run and /v1/plan (503 + Retry-After)
 )

@@ -44,7 +44,7 @@ _COMMON = {
     "404": "no such route or resource",
     "405": "method not allowed",
     "413": "body (or decompressed body) over the limit",
-    "415": "unsupported Content-Encoding",
+    "415": "unsupported Content-Type (JSON endpoints take application/json) or Content-Encoding",
     "422": "the body breaks the endpoint's schema",
     "500": "internal error (details in the server log)",
     "503": "not ready (model loading or disabled, no model available)",
@@ -90,6 +90,14 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                 responses[code] = {"description": text, "content": _ERR}
             if path.startswith("/v1/"):
                 responses["401"] = {"description": "missing or wrong API key", "content": _ERR}
+                responses["403"] = {
+                    "description": "the key lacks the route's role, or names another tenant",
+                    "content": _ERR,
+                }
+                responses["409"] = {
+                    "description": "Idempotency-Key in flight or reused with another body; approval mismatch",
+                    "content": _ERR,
+                }
                 responses["429"] = {"description": "rate limited (Retry-After)", "content": _ERR}
                 responses["502"] = {"description": "upstream failed", "content": _ERR}
                 op.setdefault("security", [{"bearer": []}, {"apiKey": []}])

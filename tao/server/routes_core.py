@@ -9,6 +9,8 @@ The middleware is plain ASGI (no per-request task or body copy):
 * keys (``TAO_API_KEY``, or a keys file: :mod:`tao.server.auth`): when configured, ``/v1/*``
   needs ``Authorization: Bearer KEY`` (or ``X-API-Key``) of a key with the route's role (401
   ``unauthorized`` / 403 ``forbidden``); the key's tenant goes into ``request.state.tenant``.
+* ``POST``/``PUT``/``PATCH`` on ``/v1/*`` (except raw ``/v1/observe``) need a JSON
+  ``Content-Type`` (415 ``unsupported_media_type``): no cross-origin simple request reaches them;
 * bodies over ``max_body_bytes`` get 413 (by ``Content-Length`` or while streaming);
   ``Content-Encoding: gzip`` (or ``deflate``) bodies are inflated here, and the *inflated* size is
   held to the same limit (a decompression bomb is a 413, found after at most limit + 1 bytes of
@@ -47,6 +49,16 @@ _OPEN_PATHS = (
     "/redoc",
     "/.well-known/agent-card.json",
 )
+
+
+_BODY_METHODS = ("POST", "PUT", "PATCH")
+_RAW_BODY_PATHS = ("/v1/observe",)  # raw ActionResult bytes (?tool=NAME), checked in Rust
+
+
+def _is_json(media: bytes) -> bool:
+    """``application/json`` or a ``+json`` type: what a cross-origin form or ``text/plain``
+    request cannot send without a CORS preflight (which this server never grants)."""
+    return media == b"application/json" or (media.startswith(b"application/") and media.endswith(b"+json"))
 
 
 class _BodyTooLarge(Exception):
@@ -142,6 +154,14 @@ class CoreMiddleware:
                 return await reply(403, "forbidden", f"this key lacks the '{role}' role")
             state = scope.setdefault("state", {})
             state["tenant"], state["roles"] = principal.tenant, principal.roles
+        if path.startswith("/v1/") and scope.get("method") in _BODY_METHODS and path not in _RAW_BODY_PATHS:
+            media = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+            if not _is_json(media):
+                return await reply(
+                    415,
+                    "unsupported_media_type",
+                    "JSON endpoints take Content-Type: application/json",
+                )
         limit = self.cfg.max_body_bytes
         clen = headers.get(b"content-length")
         if clen is not None:

@@ -1,9 +1,12 @@
 """``POST /v1/run`` (the whole TAO loop over HTTP) and ``GET /v1/tools`` (the tool contracts).
 
-Request: ``{"request": str, "session": SessionState?, "plan": ThoughtPlan?, "approve": [tool]?}``.
+Request: ``{"request": str, "session": SessionState?, "plan": ThoughtPlan?, "approve": [tool]?}``
+(``approve``: over-limit writes of these tools, from a key with the ``approve`` role only; a
+high-risk call or a contact change is approved only through ``POST /v1/runs/{run_id}/approve``).
 With ``plan`` the model is skipped (plan replay, used by the load tester to isolate runtime
 overhead); without it the server's plan engine plans. Response 200 (whatever the run's outcome):
-``{"trace_id", "thought_id", "status", "error_type", "answer", "stages_ms", "steps", "events", ...}``.
+``{"trace_id", "thought_id", "status", "error_type", "answer", "stages_ms", "steps", "events",
+"run_id", "pending_approvals": [{"step_id", "tool", "arguments", "digest"}], ...}``.
 Tools are called at ``TAO_TOOLS_URL``; when unset the mock service is started in-process on a
 free loopback port. ``X-Mock-*`` request headers (fault injection per request) are forwarded to
 the tool calls only when the server runs with the test flag ``--test-fault-headers``
@@ -68,6 +71,7 @@ class RunHolder:
         self._lock = asyncio.Lock()
         self.lock_ttl_s = _ttl(config, "idempotency_lock_ttl_s", "TAO_IDEMPOTENCY_LOCK_TTL_S", 10.0)
         self.done_ttl_s = _ttl(config, "idempotency_ttl_s", "TAO_IDEMPOTENCY_TTL_S", 24 * 3600.0)
+        self.run_state_ttl_s = _ttl(config, "run_state_ttl_s", "TAO_RUN_STATE_TTL_S", 3600.0)
 
     async def get(self):
         if self.runtime is None:
@@ -138,7 +142,7 @@ def _parse(raw: bytes) -> RunBody:
     return body
 
 
-def _tenant(request: Request) -> str:
+def tenant_of(request: Request) -> str:
     """The caller's tenant: the API key's (``request.state.tenant``), else ``default`` (no keys
     configured). Never the body or a header."""
     return getattr(request.state, "tenant", None) or "default"
@@ -148,7 +152,7 @@ def _bind_session(request: Request, body: RunBody) -> SessionState:
     """The request's session, bound to the caller's tenant; a bad session id is a typed 422."""
     from tao.loop.session import SessionKeyError, check_session_id
 
-    tenant = _tenant(request)
+    tenant = tenant_of(request)
     session = body.session or SessionState()
     if "tenant" in session.model_fields_set and session.tenant != tenant:
         raise ApiError(
@@ -163,6 +167,20 @@ def _bind_session(request: Request, body: RunBody) -> SessionState:
         except SessionKeyError as exc:
             raise ApiError(422, "invalid_session_id", str(exc), field="/session/session_id") from None
     return session.model_copy(update={"tenant": tenant})
+
+
+def _may_approve(request: Request) -> bool:
+    """Keys configured: the key has the ``approve`` role; none (loopback only): yes."""
+    from tao.server.auth import Role
+
+    roles = getattr(request.state, "roles", None)
+    return roles is None or Role.APPROVE in roles
+
+
+def fault_headers(request: Request, config: ServerConfig) -> dict[str, str]:
+    if not config.extra.get("test_fault_headers"):
+        return {}
+    return {k: v for k, v in request.headers.items() if k.lower().startswith("x-mock-")}
 
 
 def _engine(app: FastAPI) -> Any:
@@ -229,9 +247,17 @@ def register(app: FastAPI, config: ServerConfig) -> None:
     async def _run(
         request: Request, body: RunBody, session: SessionState, thought_id: str | None
     ) -> Response:
-        from tao.action.permissions import approve_tools
-        from tao.loop.planner import EnginePlanner, ReplayPlanner
+        import uuid
 
+        from tao.action.idempotency import BackendUnavailable
+        from tao.action.permissions import BoundApprover
+        from tao.loop.planner import EnginePlanner, ReplayPlanner
+        from tao.server.run_state import RunState, reply
+
+        if body.approve and not _may_approve(request):
+            raise ApiError(
+                403, "forbidden", "`approve` needs a key with the 'approve' role", field="/approve"
+            )
         if body.plan is not None:
             planner = ReplayPlanner(body.plan)
         else:
@@ -245,20 +271,32 @@ def register(app: FastAPI, config: ServerConfig) -> None:
                 )
             planner = EnginePlanner(engine)
         rt = await holder.get()
-        headers = (
-            {k: v for k, v in request.headers.items() if k.lower().startswith("x-mock-")}
-            if config.extra.get("test_fault_headers")
-            else {}
-        )
+        run_id = uuid.uuid4().hex
+        approver = BoundApprover.of(run_id, write_tools=body.approve)
         report = await rt.loop(planner).run(
             body.request,
             session,
-            approver=approve_tools(body.approve),
-            headers=headers,
+            approver=approver,
+            headers=fault_headers(request, config),
             trace_id=getattr(request.state, "trace_id", None),
             thought_id=thought_id,
         )
-        return Response(orjson.dumps(report.to_dict()), media_type="application/json")
+        out = reply(report, run_id, approver)
+        if out["pending_approvals"] and report.plan is not None:
+            state = RunState(
+                run_id,
+                session.tenant,
+                body.request,
+                session.model_dump(mode="json"),
+                report.plan,
+                pending=approver.pending,
+                write_tools=list(body.approve),
+            )
+            try:
+                await state.save(rt.executor.idempotency, holder.run_state_ttl_s)
+            except BackendUnavailable:
+                out["run_id"] = None  # not resumable: nothing high-risk ran; send the request again
+        return Response(orjson.dumps(out), media_type="application/json")
 
     @app.get("/v1/tools", tags=["run"], summary="the tool contracts (JSON)")
     async def tools() -> Response:

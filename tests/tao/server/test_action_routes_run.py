@@ -80,13 +80,13 @@ def test_run_with_replayed_plan(served, mock_tools) -> None:
         )
         r = c.post("/v1/run", json=dict(body, plan=broken))
         assert (r.json()["status"], r.json()["error_type"]) == ("failed", "DEPENDENCY_MISSING")
-        # approval comes only from the request's approve list
+        # a high-risk call waits for its bound approval (never the request's approve list)
         email = plan(("t1", "send_email", {"to": "li.na@example.com", "subject": "s", "body": "b"}))
-        assert c.post("/v1/run", json=dict(body, plan=email)).json()["status"] == "needs_approval"
-        assert (
-            c.post("/v1/run", json=dict(body, plan=email, approve=["send_email"])).json()["status"]
-            == "success"
-        )
+        out = c.post("/v1/run", json=dict(body, plan=email, approve=["send_email"])).json()
+        assert out["status"] == "needs_approval" and len(out["pending_approvals"]) == 1
+        [pend] = out["pending_approvals"]
+        r = c.post(f"/v1/runs/{out['run_id']}/approve", json={"step_id": "t1", "digest": pend["digest"]})
+        assert r.status_code == 200 and r.json()["status"] == "success"
         # a plan that is not a plan is the model's fault, reported as such
         r = c.post("/v1/run", json=dict(body, plan={"steps": "nope"}))
         assert r.status_code == 200 and r.json()["error_type"] == "LLM_OUTPUT_MALFORMED"

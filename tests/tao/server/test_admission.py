@@ -44,7 +44,13 @@ async def _burst(
 def bounded(mock_tools):
     mock_tools.faults(slow_s=1.0)
     s = Served(
-        ServerConfig(load_model=False, tools_url=mock_tools.url, max_inflight_runs=4, max_inflight_plans=2)
+        ServerConfig(
+            load_model=False,
+            tools_url=mock_tools.url,
+            max_inflight_runs=4,
+            max_inflight_plans=2,
+            extra={"test_fault_headers": "1"},  # X-Mock-* reach the tools only with the test flag
+        )
     )
     yield s
     s.stop()
