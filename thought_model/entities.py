@@ -714,6 +714,9 @@ class _DomainRules:
     city_order: list[tuple[str, str]]
     name_block_zh: frozenset[str]
     name_stop_en: frozenset[str]
+    cue: re.Pattern[str] = _CUE
+    """The free-text cues: the built-in ones plus the domain's ``Lexicon.text_cues``."""
+    show_free_text: bool = False
 
 
 _COMPILED: dict[int, tuple[Lexicon, _DomainRules]] = {}
@@ -733,6 +736,10 @@ def _rules(lexicon: Lexicon | None) -> _DomainRules:
         city_order=sorted(cities.items(), key=lambda kv: len(kv[0]), reverse=True),
         name_block_zh=frozenset(STATUS_WORDS_BLOCK) | lex.name_block_zh,
         name_stop_en=frozenset(_EN_STOP) | lex.name_stop_en,
+        cue=re.compile("(?:" + "|".join([_CUE.pattern.removesuffix(r"\s*"), *lex.text_cues]) + r")\s*", re.I)
+        if lex.text_cues
+        else _CUE,
+        show_free_text=lex.show_free_text,
     )
     _COMPILED[id(lex)] = (lex, rules)
     return rules
@@ -773,7 +780,7 @@ def perceive(
             minutes += 30
         if 1 <= minutes <= 1440 and float(minutes).is_integer():
             spans.add("DUR", m.start(), m.end(), text, int(minutes))
-    cues = list(_CUE.finditer(text))
+    cues = list(rules.cue.finditer(text))
     for j, m in enumerate(cues):
         a = m.end()
         stop = _TEXT_STOP.search(text, a)
@@ -814,13 +821,13 @@ def perceive(
         name = " ".join(words)
         a = m.end() - len(name)
         spans.add("NAME", a, m.end(), text, name)
-    return _mask(text, spans.items)
+    return _mask(text, spans.items, rules.show_free_text)
 
 
 MONTHS_EN_CAP = {k.capitalize() for k in MONTHS_EN}
 
 
-def _mask(text: str, entities: list[Entity]) -> Perception:
+def _mask(text: str, entities: list[Entity], show_free_text: bool = False) -> Perception:
     ents = sorted(entities, key=lambda e: e.start)
     counters: dict[str, int] = {}
     slots: dict[str, str | float | int] = {}
@@ -839,6 +846,8 @@ def _mask(text: str, entities: list[Entity]) -> Perception:
             slots[existing] = e.value
         pieces.append(text[pos : e.start])
         pieces.append(existing)
+        if show_free_text and e.type == "TEXT":
+            pieces.append(f"「{e.value}」")
         pos = e.end
         kept.append(e)
     pieces.append(text[pos:])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import MISSING, asdict, dataclass, field, fields
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,15 @@ class TrainConfig:
     out_dir: str = "runs/plan-model"
     registry: str | None = None  # tool domain MODULE:ATTR (default: TAO_REGISTRY, else the reference domain)
     data_dir: str | None = None  # existing generated data; default: generate into out_dir/data
+    checkpoint_dir: str | None = None  # where the exported checkpoint goes (default: out_dir/checkpoint)
     n_train: int = 100_000
     n_eval: int = 400
     seed: int = 1234
+    # data generation (training.generate.GenConfig)
+    compose_prob: float = 0.15
+    user_known_prob: float = 0.6
+    three_prob: float = 0.0
+    list_prob: float = 0.0
     # tokenizer / model
     vocab_size: int = 3072
     hidden_size: int = 256
@@ -56,6 +63,7 @@ class TrainConfig:
     num_threads: int | None = None
     final_eval: bool = True
     final_eval_rows: int = 200  # generated plans per split in the final evaluation
+    final_eval_unconstrained: bool = True  # also decode some rows without the grammar (slow on CPU)
     progress: bool = True
 
     def to_json(self) -> dict[str, Any]:
@@ -70,6 +78,64 @@ class TrainConfig:
         return cls(**kw)
 
 
+class Preset(str, Enum):
+    """Named starting points (``--preset``); flags and ``--config`` override their values."""
+
+    QUICK = "quick"
+    FULL = "full"
+    GPU = "gpu"
+
+
+PRESETS: dict[Preset, dict[str, Any]] = {
+    Preset.QUICK: dict(  # <= 20 minutes on 2 CPU cores, data generation and final evaluation included
+        n_train=24_000,
+        n_eval=60,
+        vocab_size=2048,
+        hidden_size=256,
+        intermediate_size=512,
+        num_layers=3,
+        num_heads=4,
+        max_len=160,
+        batch_size=48,
+        lr=2e-3,
+        warmup_steps=100,
+        max_steps=2500,
+        time_budget_min=14.0,
+        eval_every=500,
+        save_every=1000,
+        eval_rows=128,
+        final_eval_rows=60,
+        final_eval_unconstrained=False,
+        compose_prob=0.2,
+        user_known_prob=0.75,
+        three_prob=0.1,
+        list_prob=0.1,
+    ),
+    Preset.FULL: dict(  # the default checkpoint's recipe (about an hour on 2 CPU cores)
+        n_train=100_000,
+        max_steps=6000,
+        compose_prob=0.2,
+        three_prob=0.1,
+        list_prob=0.1,
+    ),
+    Preset.GPU: dict(  # one accelerator: a bigger model, more data and steps
+        n_train=200_000,
+        vocab_size=4096,
+        hidden_size=512,
+        intermediate_size=1024,
+        num_layers=6,
+        num_heads=8,
+        batch_size=128,
+        lr=1e-3,
+        max_steps=8000,
+        compose_prob=0.2,
+        three_prob=0.1,
+        list_prob=0.1,
+    ),
+}
+"""TrainConfig overrides per preset (typed: every key is a TrainConfig field, checked by a test)."""
+
+
 def _flag_type(f) -> Any:
     t = str(f.type)
     if t.startswith("int"):
@@ -80,8 +146,44 @@ def _flag_type(f) -> Any:
 
 
 _HELP = {
+    "out_dir": "run folder: generated data, tokenizer, resumable state, training log",
     "registry": "tool domain as MODULE:ATTR (default: $TAO_REGISTRY, else tao.domains.reference:domain); "
+    "a domain without phrasing is derived from its contracts and examples (training.derive); "
     "recorded in the checkpoint's train_config.json with a domain.json snapshot",
+    "data_dir": "use already generated data (train.jsonl + eval splits) instead of generating it",
+    "checkpoint_dir": "where the exported checkpoint goes (default: OUT_DIR/checkpoint)",
+    "n_train": "training rows to generate",
+    "n_eval": "rows per generated evaluation split",
+    "seed": "seed of data generation, initialisation and batching",
+    "compose_prob": "share of generated rows that combine two (or three) intents",
+    "user_known_prob": "share of generated rows whose session knows the user (else <ME> is missing)",
+    "three_prob": "share of composed training rows with three intents",
+    "list_prob": "share of composed training rows written as a list",
+    "vocab_size": "BPE vocabulary size (slot and special tokens included)",
+    "hidden_size": "model width",
+    "intermediate_size": "MLP width",
+    "num_layers": "transformer layers",
+    "num_heads": "attention heads",
+    "max_len": "longest prompt + target in tokens (longer rows are dropped)",
+    "base_model": "fine-tune an existing Hugging Face causal LM + tokenizer from this folder",
+    "batch_size": "rows per optimisation step",
+    "lr": "peak learning rate (AdamW, warm-up then cosine decay)",
+    "min_lr_ratio": "final learning rate as a share of the peak",
+    "weight_decay": "AdamW weight decay",
+    "warmup_steps": "linear warm-up steps",
+    "max_steps": "optimisation steps (capped by --time-budget-min)",
+    "time_budget_min": "minutes for the whole run up to the end of training: after 30 steps the step "
+    "count is capped to fit",
+    "grad_clip": "gradient norm clip",
+    "eval_every": "steps between teacher-forced evaluations",
+    "eval_rows": "rows of the teacher-forced evaluation",
+    "save_every": "steps between resumable state saves",
+    "resume": "continue from OUT_DIR/state if present",
+    "num_threads": "torch CPU threads (default: torch's choice)",
+    "final_eval": "evaluate the exported checkpoint (generated splits + the domain's own hand-written sets)",
+    "final_eval_rows": "generated plans per split in the final evaluation",
+    "final_eval_unconstrained": "also decode some rows without the grammar in the final evaluation (slow)",
+    "progress": "progress bars",
 }
 
 
@@ -90,25 +192,51 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tao train", description="Train the plan model: data, tokenizer, model, eval."
     )
     ap.add_argument("--config", type=Path, help="JSON file with TrainConfig fields (flags override it)")
+    ap.add_argument(
+        "--preset",
+        choices=[p.value for p in Preset],
+        help="quick: <= 20 min on 2 CPU cores (the start for a new registry); full: the default "
+        "checkpoint's recipe; gpu: a bigger model for one accelerator. --config and flags override it",
+    )
+    ap.add_argument(
+        "--out",
+        dest="out",
+        metavar="DIR",
+        help="write the checkpoint to DIR (the run folder, data and state, goes to DIR/run unless "
+        "--out-dir is given); then: tao serve --checkpoint DIR",
+    )
     for f in fields(TrainConfig):
         if f.name == "weights":
             continue
         flag = "--" + f.name.replace("_", "-")
         default = f.default if f.default is not MISSING else None
+        helptext = _HELP.get(f.name, f.name.replace("_", " "))
         if isinstance(default, bool):
-            ap.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None)
+            ap.add_argument(
+                flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=helptext
+            )
         else:
-            ap.add_argument(flag, dest=f.name, type=_flag_type(f), default=None, help=_HELP.get(f.name))
+            ap.add_argument(
+                flag,
+                dest=f.name,
+                type=_flag_type(f),
+                default=None,
+                help=f"{helptext} (default: {default})",
+            )
     return ap
 
 
 def config_from_args(argv: list[str]) -> TrainConfig:
     """Parse flags (and ``--config FILE``) into a :class:`TrainConfig`."""
     args = build_parser().parse_args(argv)
-    base: dict[str, Any] = {}
+    base: dict[str, Any] = dict(PRESETS[Preset(args.preset)]) if args.preset else {}
     if args.config is not None:
-        base = json.loads(Path(args.config).read_text())
+        base.update(json.loads(Path(args.config).read_text()))
     for k, v in vars(args).items():
-        if k != "config" and v is not None:
+        if k not in ("config", "preset", "out") and v is not None:
             base[k] = v
+    if args.out:
+        base["checkpoint_dir"] = args.out
+        if args.out_dir is None:
+            base["out_dir"] = str(Path(args.out) / "run")
     return TrainConfig.from_json(base)

@@ -76,10 +76,22 @@ class GenConfig:
     list_prob: float = 0.0  # training rows only: share of composed rows written as a list / both-and
 
 
+_DERIVED: dict[int, tuple[Domain, Domain]] = {}
+
+
 def _domain(domain: Domain | None) -> tuple[Domain, Phrasing]:
+    """The domain with its phrasing: its own, else derived from its contracts and examples
+    (:func:`training.derive.with_phrasing`, once per domain object)."""
     d = domain or load_domain()
     if d.phrasing is None:
-        raise ValueError(f"domain {d.ref or d.name!r} has no phrasing data: it cannot generate training rows")
+        hit = _DERIVED.get(id(d))
+        if hit is None or hit[0] is not d:
+            from training.derive import with_phrasing
+
+            hit = (d, with_phrasing(d))
+            _DERIVED[id(d)] = hit
+        d = hit[1]
+    assert d.phrasing is not None
     return d, d.phrasing
 
 
@@ -260,7 +272,12 @@ def make_example(
     ``train_augment`` (training rows only): filler words and the extra training connectors."""
     dom, ph = _domain(domain)
     today = date(2026, 1, 1) + timedelta(days=rng.randint(0, 364))
-    user_id = f"U{rng.randint(10_000_000, 99_999_999)}" if rng.random() < cfg.user_known_prob else None
+    me_id = getattr(sampler, "me_id", None)  # a derived phrasing samples the domain's own id kind
+    user_id = (
+        (me_id() if me_id else f"U{rng.randint(10_000_000, 99_999_999)}")
+        if rng.random() < cfg.user_known_prob
+        else None
+    )
     texts: list[str] = []
     all_steps: list[dict] = []
     all_values: dict[str, tuple[str, Any]] = {}

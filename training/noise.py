@@ -83,8 +83,9 @@ PROTECTED = {
     "status",
 }
 PLACEHOLDER = re.compile(r"\{[a-z0-9]+\}")
-FREE_TEXT_SLOTS = "reason|title|subject|body|desc|etitle"
-"""Slot kinds perception takes as free text after a cue word, up to the next punctuation."""
+FREE_TEXT_SLOTS = "reason|title|subject|body|desc|etitle|text[a-z]*"
+"""Slot kinds perception takes as free text after a cue word, up to the next punctuation (``text…``:
+the free-text kinds ``training.derive`` names after their field)."""
 _FREE_END = re.compile(rf"\{{(?:{FREE_TEXT_SLOTS})[0-9]?\}}\s*$")
 
 

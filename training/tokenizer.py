@@ -8,7 +8,7 @@ special tokens are kept whole. Saved as ``tokenizer.json`` + ``tokenizer_config.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -18,9 +18,14 @@ from thought_model.prompt import ADDED_TOKENS, BOS_TOKEN, EOS_TOKEN, PAD_TOKEN, 
 
 
 def train_tokenizer(
-    texts: Iterable[str], vocab_size: int = 3072, min_frequency: int = 2
+    texts: Iterable[str],
+    vocab_size: int = 3072,
+    min_frequency: int = 2,
+    added_tokens: Sequence[str] | None = None,
 ) -> PreTrainedTokenizerFast:
-    """Train the BPE tokenizer and wrap it for transformers."""
+    """Train the BPE tokenizer and wrap it for transformers; ``added_tokens``: the domain's slot
+    tokens (``thought_model.entities.slot_tokens(lexicon)``; default the reference domain's)."""
+    added = list(added_tokens) if added_tokens is not None else list(ADDED_TOKENS)
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [
@@ -30,7 +35,7 @@ def train_tokenizer(
     )
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size - len(ADDED_TOKENS),
+        vocab_size=vocab_size - len(added),
         min_frequency=min_frequency,
         special_tokens=SPECIAL_TOKENS,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
@@ -38,7 +43,7 @@ def train_tokenizer(
         max_token_length=16,
     )
     tok.train_from_iterator(texts, trainer=trainer)
-    tok.add_tokens(ADDED_TOKENS)
+    tok.add_tokens(added)
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tok,
         bos_token=BOS_TOKEN,

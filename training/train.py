@@ -25,13 +25,15 @@ import torch
 import torch.distributed as dist
 from transformers import AutoTokenizer, GenerationConfig, LlamaForCausalLM
 
-from tao.contracts.domain import Domain
+from tao.contracts.domain import Domain, Lexicon
 from tao.domains import load_domain
 from thought_model.checkpoint import DOMAIN_SNAPSHOT
+from thought_model.entities import slot_tokens
 from thought_model.prompt import EOS_TOKEN, PAD_TOKEN, PROMPT_FORMAT_VERSION, target_text
 from training.config import TrainConfig
 from training.dataset import batches, collate, encode_rows, read_jsonl, row_prompt
-from training.generate import GenConfig, write_splits
+from training.derive import with_phrasing
+from training.generate import SPLITS, GenConfig, write_splits
 from training.modeling import build_model, load_base, target_loss, teacher_forced_metrics, weighted_loss
 from training.tokenizer import save_tokenizer, train_tokenizer
 
@@ -102,7 +104,15 @@ def _ensure_data(cfg: TrainConfig, out: Path, d: Dist, domain: Domain) -> Path:
     if d.main and not (data / "train.jsonl").exists():
         write_splits(
             data,
-            GenConfig(n_train=cfg.n_train, n_eval=cfg.n_eval, seed=cfg.seed),
+            GenConfig(
+                n_train=cfg.n_train,
+                n_eval=cfg.n_eval,
+                seed=cfg.seed,
+                compose_prob=cfg.compose_prob,
+                user_known_prob=cfg.user_known_prob,
+                three_prob=cfg.three_prob,
+                list_prob=cfg.list_prob,
+            ),
             progress=cfg.progress,
             domain=domain,
         )
@@ -111,12 +121,14 @@ def _ensure_data(cfg: TrainConfig, out: Path, d: Dist, domain: Domain) -> Path:
     return data
 
 
-def _tokenizer(cfg: TrainConfig, data: Path, out: Path, d: Dist) -> Any:
+def _tokenizer(cfg: TrainConfig, data: Path, out: Path, d: Dist, lexicon: Lexicon | None = None) -> Any:
     tok_dir = out / "tokenizer"
     if d.main and not (tok_dir / "tokenizer.json").exists():
         rows = read_jsonl(data / "train.jsonl", limit=TOKENIZER_ROWS)
         tok = train_tokenizer(
-            (row_prompt(r) + target_text(r["target"]) for r in rows), vocab_size=cfg.vocab_size
+            (row_prompt(r) + target_text(r["target"]) for r in rows),
+            vocab_size=cfg.vocab_size,
+            added_tokens=slot_tokens(lexicon),
         )
         save_tokenizer(tok, tok_dir)
     if d.world > 1:
@@ -174,14 +186,14 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     t_start = time.time()
-    domain = load_domain(cfg.registry)
+    domain = with_phrasing(load_domain(cfg.registry), cfg.seed)  # derived from the contracts if needed
     data_dir = _ensure_data(cfg, out, d, domain)
     if cfg.base_model:
         model, tok = load_base(cfg.base_model)
         if d.main:
             save_tokenizer(tok, out / "tokenizer")
     else:
-        tok = _tokenizer(cfg, data_dir, out, d)
+        tok = _tokenizer(cfg, data_dir, out, d, domain.lexicon)
         model = build_model(cfg, tok)
     pad_id = tok.convert_tokens_to_ids(PAD_TOKEN)
     train_rows = encode_rows(read_jsonl(data_dir / "train.jsonl"), tok, cfg.weights, cfg.max_len)
@@ -276,7 +288,7 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
                     _save_state(state_dir, model, opt, sched, step, py_rng)
     if log is not None:
         log.close()
-    ckpt = out / "checkpoint"
+    ckpt = Path(cfg.checkpoint_dir) if cfg.checkpoint_dir else out / "checkpoint"
     if d.main:
         _export(model, tok, cfg, ckpt, time.time() - t_start, step, command, log_path, domain)
     if d.world > 1:
@@ -287,10 +299,24 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
 
         evaluate_checkpoint(
             EvalConfig(
-                checkpoint=str(ckpt), data_dir=str(data_dir), n=cfg.final_eval_rows, progress=cfg.progress
+                checkpoint=str(ckpt),
+                data_dir=str(data_dir),
+                n=cfg.final_eval_rows,
+                progress=cfg.progress,
+                unconstrained=cfg.final_eval_unconstrained,
+                splits=final_eval_splits(domain),
             )
         )
     return ckpt
+
+
+def final_eval_splits(domain: Domain) -> tuple[str, ...]:
+    """What the final evaluation scores: the generated splits and the hand-written sets of the
+    trained domain only (never another domain's set, e.g. the reference one's for a helpdesk model)."""
+    from training.evaluate import EXTERNAL_SPLITS
+
+    generated = tuple(s for s in SPLITS if s != "train")
+    return generated + tuple(s for s in EXTERNAL_SPLITS if s in domain.eval_sets)
 
 
 def _export(

@@ -50,6 +50,13 @@ class Lexicon:
     """Domain words a surname-led Chinese name pattern would take for a name (``金额``, ``杭州``)."""
     name_stop_en: frozenset[str] = frozenset()
     """Capitalized domain words that never start an English name (``Order``, ``Invoice``)."""
+    text_cues: tuple[str, ...] = ()
+    """Domain cue regexes after which free text follows (``问题是``, ``issue:``); perception reads
+    the text after one like after its built-in cues (``原因是``, ``because``)."""
+    show_free_text: bool = False
+    """Keep a free-text value visible after its slot token in the masked request
+    (``<TEXT1>「VPN keeps dropping」``), for domains whose enum arguments follow from the text
+    (a ticket's category from its summary). The plan still copies the slot token."""
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -66,6 +73,8 @@ class Lexicon:
             cities_en=tuple(d.get("cities_en", ())),
             name_block_zh=frozenset(d.get("name_block_zh", ())),
             name_stop_en=frozenset(d.get("name_stop_en", ())),
+            text_cues=tuple(d.get("text_cues", ())),
+            show_free_text=bool(d.get("show_free_text", False)),
         )
 
 
@@ -80,6 +89,28 @@ class IntentSpec:
     en: tuple[str, ...]
     composable: bool = True  # may be combined with another intent in one request
     tags: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class RequestExample:
+    """One example request a domain author writes for a tool (or a short chain), with real values.
+
+    ``steps`` are ``(tool, args)`` pairs; an argument is the literal value as written in ``text``
+    (``"E104233"``, ``"vpn"``), ``"<ME>"`` for the requester's own id, or a step reference
+    (``"${t1.employee_id}"``). The training generator (``training.derive``) finds each literal in the
+    text, turns it into a slot and expands the example (other values, fillers, noise, connectors).
+    An enum value the text writes in other words (``邮箱`` for ``email``) is found through
+    :attr:`Domain.value_words`.
+    """
+
+    text: str
+    lang: str
+    steps: tuple[tuple[str, Mapping[str, Any]], ...]
+
+    @classmethod
+    def of(cls, text: str, lang: str, tool: str, **args: Any) -> RequestExample:
+        """A one-step example: ``RequestExample.of("重置我的VPN密码", "zh", "reset_password", ...)``."""
+        return cls(text=text, lang=lang, steps=((tool, dict(args)),))
 
 
 class SlotValues(Protocol):
@@ -120,6 +151,12 @@ class Domain:
     eval_sets: Mapping[str, Path] = field(default_factory=dict)
     ref: str | None = None
     """The ``MODULE:ATTR`` it was loaded from (set by ``tao.domains.load_domain``)."""
+    examples: Sequence[RequestExample] = ()
+    """Example requests (``<= ~10`` per tool and language) for a domain without :attr:`phrasing`:
+    the training generator derives its phrasing from the contracts and these."""
+    value_words: Mapping[str, Mapping[str, Sequence[str]]] = field(default_factory=dict)
+    """Argument name -> enum value -> the words requests use for it (zh and en mixed:
+    ``{"system": {"email": ["邮箱", "mailbox"]}}``); the enum literal itself is always one."""
     transport: str | None = None
     """How the runtime calls the tools: None = HTTP (``tools_url`` or the mock service); an
     ``mcp+stdio:…`` / ``mcp+http(s)://…`` ref = through that MCP server (``tao.action.mcp_tools``)."""

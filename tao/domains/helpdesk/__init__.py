@@ -1,0 +1,57 @@
+"""The IT-helpdesk domain: eight tools over employees, password resets, support tickets and
+devices, defined only by contracts (:mod:`.registry`) plus a few example requests
+(:mod:`.examples`); no templates, no perception code. Its id kinds (``E`` + 6 digits,
+``TCK-`` + 6 digits, ``AT-`` + 5 digits) come from the argument patterns
+(:func:`tao.domains.contract.contract_lexicon`), its training phrasing from ``training.derive``.
+
+``tao train --registry tao.domains.helpdesk:registry --preset quick --out DIR`` trains a plan model
+for it (docs/model.md, "Your own tools in 10 minutes"); ``tao run`` serves it with the mock
+handlers of :mod:`.mock`. ``eval_sets/handwritten.jsonl`` (case format) was written before any
+generator for this domain existed and is never training data.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from tao.contracts.domain import Domain
+
+_SETS = Path(__file__).resolve().parent / "eval_sets"
+EVAL_SETS = {"independent": _SETS / "handwritten.jsonl"}
+"""The hand-written case-format set, scored as ``independent`` by the final evaluation."""
+
+
+@cache
+def registry() -> Domain:
+    """The helpdesk domain (built once per process)."""
+    from tao.domains.contract import contract_domain, contract_lexicon
+    from tao.domains.helpdesk.examples import EXAMPLES, TEXT_CUES, VALUE_WORDS
+    from tao.domains.helpdesk.mock import HANDLERS, HelpdeskData
+    from tao.domains.helpdesk.registry import helpdesk_tools
+
+    tools = helpdesk_tools()
+    lexicon = contract_lexicon(
+        tools,
+        EXAMPLES,
+        me_field="employee_id",
+        name_stop_en=("VPN", "ERP", "Wifi", "WiFi", "Outlook", "Excel", "Laptop", "Ticket", "Device", "Hi"),
+        text_cues=TEXT_CUES,
+    )
+    from dataclasses import replace
+
+    lexicon = replace(lexicon, show_free_text=True)
+    return contract_domain(
+        "helpdesk",
+        tools,
+        EXAMPLES,
+        value_words=VALUE_WORDS,
+        lexicon=lexicon,
+        mock_handlers=HANDLERS,
+        mock_data=HelpdeskData.generate,
+        eval_sets=EVAL_SETS,
+    )
+
+
+domain = registry
+"""``tao.domains.helpdesk:domain`` names the same domain."""

@@ -1,0 +1,614 @@
+"""Training phrasing derived from tool contracts plus a few examples (no hand-written templates).
+
+:func:`derive_phrasing` turns a :class:`~tao.contracts.domain.Domain` whose ``phrasing`` is None into
+the :class:`~tao.contracts.domain.Phrasing` the generator (:mod:`training.generate`) expands:
+
+* **slot kinds** from each argument's JSON Schema: an id pattern -> the lexicon's id kind (values
+  sampled from the pattern); an email / phone / date pattern -> the generic kinds; ``enum`` -> an
+  enum kind whose surfaces are the literal and the domain's ``value_words``; numbers -> amounts or
+  counts within ``minimum``/``maximum``; strings without a pattern -> names (Faker, zh_CN and
+  en_US), or free text whose pools are the examples' values, the schema's ``examples`` and a few
+  generic phrases. A pattern no slot kind can produce raises :class:`ContractError` naming the
+  tool and the field (never a silent degradation).
+* **intents** from the domain's examples (``Domain.examples``): each value is found in the example's
+  text and becomes a slot; an enum value the text does not write is a constant of that intent (and
+  the free text of such an example is sampled from examples with the same constant, so a ticket's
+  category keeps matching its summary). Tools (or languages) without examples get generic
+  phrasings from the tool name and argument names.
+* **chains** from ``extract``: a tool whose output is another tool's argument (``find_employee``
+  -> ``employee_id``) feeds it: the later tool's phrasings with that argument's slot replaced by the
+  first tool's inputs (``list the tickets of {name}``); chain examples are used as given.
+* **insufficient context** by dropping a required argument's slot from a phrasing (and by ``<ME>``
+  phrasings when the session knows no user, as everywhere).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tao.contracts.domain import Domain, IntentSpec, Phrasing, RequestExample
+from tao.contracts.tools import ToolSpec
+from tao.domains.contract import ContractError, base_pattern, regex_sample, string_fields
+
+ME = "<ME>"
+_REF = re.compile(r"^\$\{t([1-7])\.([A-Za-z_][A-Za-z0-9_]*)\}$")
+_EMAIL_SAMPLE = "a.b@example.com"
+_PHONE_SAMPLE = "13812345678"
+_DATE_SAMPLES = ("2026-03-05", "@today")
+_PERIOD_SAMPLES = ("2026-03-01/2026-03-31", "@last_month")
+_TEXT_SAMPLES = ("Hangzhou", "abc def", "杭州", "电脑开不了机")
+_NAME_FIELDS = re.compile(r"(^|_)(name|assignee|owner|person|contact)$")
+_CITY_FIELDS = re.compile(r"(^|_)city$")
+CONNECTORS = {
+    "zh": ["，然后", "，再", "；另外", "。还有，", "，顺便", "，同时", "，并且", "。另外帮我"],
+    "en": [" and then ", ", also ", ". Also, ", "; then ", " and ", ". After that, ", ", plus "],
+}
+TRAIN_CONNECTORS = {
+    "zh": ["？另外", "，还有", "。然后", "，以及", "，接着", "；再帮我", "，另外再", "。顺便"],
+    "en": [", and ", " then ", ". And ", "; also ", ", and also ", " & ", ". Plus, "],
+}
+GENERIC_TEXT = {
+    "zh": [
+        "有点问题",
+        "需要处理一下",
+        "一直报错",
+        "用不了了",
+        "速度很慢",
+        "无法登录",
+        "显示异常",
+        "突然坏了",
+    ],
+    "en": ["not working", "keeps failing", "very slow", "cannot log in", "shows an error", "broke suddenly"],
+}
+"""Fallback free-text values for a field no example or schema ``examples`` gives values for."""
+
+
+@dataclass
+class SlotKind:
+    """One placeholder kind: its perception slot type and how to sample ``(surface, value)``."""
+
+    name: str
+    slot: str
+    source: str  # "id" | "email" | "phone" | "enum" | "name" | "city" | "text" | "amount" | "count" | "day" | "period"
+    pattern: str | None = None
+    enum: dict[str, list[str]] = field(default_factory=dict)  # value -> surfaces
+    pool: dict[str, list[str]] = field(default_factory=dict)  # lang -> values
+    lo: float = 1
+    hi: float = 1000
+    ignore_case: bool = False
+
+
+def _letters(s: str) -> str:
+    return re.sub(r"[^a-z]", "", s.lower()) or "x"
+
+
+class _Kinds:
+    """Placeholder kinds of a registry (one per id pattern / enum set / free-text field)."""
+
+    def __init__(self, domain: Domain) -> None:
+        self.domain = domain
+        self.kinds: dict[str, SlotKind] = {}
+        self.by_field: dict[tuple[str, str], str] = {}
+        fake = _faker_pools()
+        lex = domain.lexicon
+        ids = {k.pattern: k for k in lex.id_kinds}
+        for tool, name, prop in string_fields(domain.tools):
+            self.by_field[(tool.name, name)] = self._kind_of(tool, name, prop, ids, fake)
+
+    def _new(self, base: str, kind: SlotKind) -> str:
+        name = _letters(base)
+        while name in self.kinds and self.kinds[name] != kind:
+            name += "x"
+        kind.name = name
+        self.kinds[name] = kind
+        return name
+
+    def _kind_of(self, tool: ToolSpec, name: str, prop: Mapping[str, Any], ids: dict, fake: dict) -> str:
+        where = f"tool {tool.name!r} field {name!r}"
+        if "enum" in prop:
+            words = self.domain.value_words.get(name, {})
+            table = {
+                str(v): list(dict.fromkeys([*words.get(str(v), []), str(v), str(v).replace("_", " ")]))
+                for v in prop["enum"]
+            }
+            for k in self.kinds.values():
+                if k.source == "enum" and k.enum == table:
+                    return k.name
+            return self._new(name, SlotKind("", "ENUM", "enum", enum=table))
+        typ = prop.get("type")
+        if typ in ("number", "integer"):
+            lo = float(
+                prop.get("minimum", prop.get("exclusiveMinimum", 0) + (1 if typ == "integer" else 0.01))
+            )
+            hi = float(prop.get("maximum", prop.get("exclusiveMaximum", 10000)))
+            if typ == "number":
+                return self._new("amount", SlotKind("", "AMOUNT", "amount", lo=lo, hi=hi))
+            if re.search(r"dur|minute", name):
+                return self._new("dur", SlotKind("", "DUR", "count", lo=max(lo, 15), hi=min(hi, 480)))
+            return self._new("count", SlotKind("", "NUM", "count", lo=max(lo, 1), hi=min(hi, 1000)))
+        if typ == "array":
+            raise ContractError(f"{where}: array arguments are not derived yet (give a phrasing)")
+        if typ not in (None, "string"):
+            raise ContractError(f"{where}: type {typ!r} has no slot kind")
+        pattern = prop.get("pattern")
+        if isinstance(pattern, str):
+            base, _ = base_pattern(pattern)
+            core = base.removeprefix("^").removesuffix("$")
+            idk = next((k for p, k in ids.items() if p.endswith(f"(?:{core})(?![0-9A-Za-z])")), None)
+            if idk is not None:
+                for k in self.kinds.values():
+                    if k.source == "id" and k.slot == idk.slot:
+                        return k.name
+                return self._new(
+                    idk.slot, SlotKind("", idk.slot, "id", pattern=core, ignore_case=idk.ignore_case)
+                )
+            if re.search(pattern, _EMAIL_SAMPLE):
+                return self._new("email", SlotKind("", "EMAIL", "email", pool=fake["email"]))
+            if re.search(pattern, _PHONE_SAMPLE):
+                return self._new("phone", SlotKind("", "PHONE", "phone"))
+            if any(re.search(pattern, s) for s in _PERIOD_SAMPLES):
+                return self._new("period", SlotKind("", "DATE", "period"))
+            if any(re.search(pattern, s) for s in _DATE_SAMPLES):
+                return self._new("day", SlotKind("", "DATE", "day"))
+            if not any(re.search(pattern, s) for s in _TEXT_SAMPLES):
+                raise ContractError(
+                    f"{where}: pattern {pattern!r} fits no slot kind (no id kind: values need a digit and "
+                    "bounded repeats; not an email, phone, date or free text) - give the field an enum, "
+                    "a simpler pattern, or the domain an IdKind for it"
+                )
+        if _NAME_FIELDS.search(name):
+            return self._new("name", SlotKind("", "NAME", "name", pool=fake["name"]))
+        if _CITY_FIELDS.search(name):
+            lex = self.domain.lexicon
+            pool = {
+                "zh": list(lex.cities_zh) or ["北京", "上海"],
+                "en": list(lex.cities_en) or ["London", "Paris"],
+            }
+            return self._new("city", SlotKind("", "CITY", "city", pool=pool))
+        pool = {"zh": [], "en": []}
+        for ex in prop.get("examples", []) or []:
+            if isinstance(ex, str):
+                pool[_lang_of(ex)].append(ex)
+        return self._new("text" + name, SlotKind("", "TEXT", "text", pool=pool))
+
+    def kind(self, tool: str, arg: str) -> SlotKind:
+        return self.kinds[self.by_field[(tool, arg)]]
+
+
+def _lang_of(s: str) -> str:
+    return "zh" if re.search(r"[\u4e00-\u9fff]", s) else "en"
+
+
+def _faker_pools(n: int = 160) -> dict[str, dict[str, list[str]]]:
+    from faker import Faker
+
+    zh, en = Faker("zh_CN"), Faker("en_US")
+    zh.seed_instance(11)
+    en.seed_instance(11)
+    names_en = list(dict.fromkeys(f"{en.first_name()} {en.last_name()}" for _ in range(n)))
+    names_zh = list(dict.fromkeys(zh.last_name() + zh.first_name() for _ in range(n)))
+    emails = list(dict.fromkeys(en.user_name() + "@" + en.free_email_domain() for _ in range(n)))
+    emails += list(dict.fromkeys(zh.user_name() + "@" + zh.free_email_domain() for _ in range(n // 2)))
+    return {"name": {"zh": names_zh, "en": names_en}, "email": {"zh": emails, "en": emails}}
+
+
+# ------------------------------------------------------------------ value sampling
+def _held(pool: list[str], heldout: bool, frac: float = 0.2) -> list[str]:
+    if len(pool) < 5:
+        return pool
+    cut = max(1, int(len(pool) * frac))
+    return pool[-cut:] if heldout else pool[:-cut]
+
+
+@dataclass
+class DerivedSampler:
+    """``sample(kind) -> (surface, value)`` for the kinds of one derived phrasing."""
+
+    kinds: Mapping[str, SlotKind]
+    me_pattern: str | None
+    lang: str
+    heldout: bool
+    rng: random.Random
+
+    def me_id(self) -> str | None:
+        return regex_sample(self.me_pattern, self.rng) if self.me_pattern else None
+
+    def sample(self, kind: str) -> tuple[str, Any]:
+        k = self.kinds[kind.rstrip("0123456789")]
+        r, lang = self.rng, self.lang
+        if k.source == "id":
+            v = regex_sample(k.pattern or "", r)
+            return (v.lower() if k.ignore_case and r.random() < 0.1 else v), v
+        if k.source == "enum":
+            value = r.choice(sorted(k.enum))
+            words = k.enum[value]
+            mine = [w for w in words if _lang_of(w) == lang] or words
+            return r.choice(mine), value
+        if k.source == "phone":
+            v = "1" + str(r.choice([3, 5, 7, 8, 9])) + "".join(str(r.randint(0, 9)) for _ in range(9))
+            return v, v
+        if k.source == "amount":
+            amt = round(r.uniform(max(k.lo, 1), min(k.hi, 5000)), r.choice([0, 2]))
+            s = f"{amt:g}"
+            surf = r.choice(
+                [f"{s}元", f"{s}块", f"¥{s}"] if lang == "zh" else [f"${s}", f"{s} yuan", f"{s} RMB"]
+            )
+            return surf, float(s)
+        if k.source == "count":
+            n = r.randint(int(k.lo), int(min(k.hi, k.lo + 30)))
+            if k.slot == "DUR":
+                n = max(15, n - n % 15)
+                return (f"{n}分钟" if lang == "zh" else f"{n} minutes"), n
+            return (r.choice([f"{n}人", f"{n}个人"]) if lang == "zh" else f"{n} people"), n
+        pool = _held(list(k.pool.get(lang) or k.pool.get("en") or k.pool.get("zh") or []), self.heldout)
+        if not pool:
+            pool = list(GENERIC_TEXT[lang])
+        v = r.choice(pool)
+        if k.source == "name" and lang == "en" and r.random() < 0.2:
+            v = v.split()[0]
+        if k.source == "text" and r.random() < 0.25:
+            q = r.choice(['"{}"', "“{}”", "「{}」"] if lang == "zh" else ['"{}"', "'{}'"])
+            return q.format(v), v
+        return v, v
+
+
+# ------------------------------------------------------------------ templates from examples
+def _escape(text: str) -> str:
+    """Template syntax characters of a user's text become their full-width forms."""
+    return text.translate({ord(c): ord(c) + 0xFEE0 for c in "[]{}"})
+
+
+def _find(text: str, surfaces: Sequence[str], ignore_case: bool) -> tuple[int, int] | None:
+    for s in sorted({s for s in surfaces if s}, key=len, reverse=True):
+        flags = re.I if ignore_case or s.isascii() else 0
+        pre = r"(?<![A-Za-z0-9])" if s[:1].isascii() and s[:1].isalnum() else ""
+        post = r"(?![A-Za-z0-9])" if s[-1:].isascii() and s[-1:].isalnum() else ""
+        m = re.search(pre + re.escape(s) + post, text, flags)
+        if m:
+            return m.start(), m.end()
+    return None
+
+
+@dataclass
+class _Template:
+    lang: str
+    text: str  # with {kind} placeholders
+    steps: tuple[tuple[str, dict, tuple[str, ...]], ...]
+
+
+def example_template(ex: RequestExample, kinds: _Kinds, registry: Mapping[str, ToolSpec]) -> _Template:
+    """An example with its values turned into ``{kind}`` slots and its plan into argument templates.
+
+    Raises :class:`ContractError` when a value is not in the text or a tool / argument is unknown."""
+    text = _escape(ex.text)
+    counts: dict[str, int] = {}
+    seen: dict[tuple[str, str], str] = {}  # (kind, value) -> placeholder key
+    steps = []
+    for tool, args in ex.steps:
+        spec = registry.get(tool)
+        if spec is None:
+            raise ContractError(f"example {ex.text!r}: unknown tool {tool!r}")
+        props = spec.args_schema.get("properties", {})
+        out: dict[str, Any] = {}
+        deps: list[str] = []
+        order = sorted(args, key=lambda a: a in props and kinds.kind(tool, a).source == "enum")
+        for arg in order:  # literal values first, then enums (an enum word may sit inside a text)
+            value = args[arg]
+            if arg not in props:
+                raise ContractError(f"example {ex.text!r}: tool {tool!r} has no argument {arg!r}")
+            if value == ME or (isinstance(value, str) and _REF.match(value)):
+                out[arg] = value
+                m = _REF.match(value) if isinstance(value, str) else None
+                if m and f"t{m.group(1)}" not in deps:
+                    deps.append(f"t{m.group(1)}")
+                continue
+            k = kinds.kind(tool, arg)
+            if (k.name, str(value)) in seen:
+                out[arg] = "{" + seen[(k.name, str(value))] + "}"
+                continue
+            surfaces = k.enum.get(str(value), [str(value)]) if k.source == "enum" else [str(value)]
+            if k.source == "enum" and str(value) not in k.enum:
+                raise ContractError(f"example {ex.text!r}: {value!r} is not an enum value of {tool}.{arg}")
+            span = _find(text, surfaces, k.ignore_case or k.source == "enum")
+            if span is None:
+                if k.source == "enum":
+                    out[arg] = str(value)  # implied by the request: a constant of this phrasing
+                    continue
+                raise ContractError(
+                    f"example {ex.text!r}: value {value!r} of {tool}.{arg} is not written in the text"
+                )
+            counts[k.name] = counts.get(k.name, 0) + 1
+            key = k.name + (str(counts[k.name]) if counts[k.name] > 1 else "")
+            seen[(k.name, str(value))] = key
+            text = text[: span[0]] + "{" + key + "}" + text[span[1] :]
+            out[arg] = "{" + key + "}"
+        steps.append((tool, {a: out[a] for a in args if a in out}, tuple(deps)))
+    return _Template(ex.lang, text, tuple(steps))
+
+
+def _words(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def generic_templates(tool: ToolSpec, kinds: _Kinds, lang: str) -> list[_Template]:
+    """Phrasings of a tool from its name and argument names (for tools / languages without
+    examples): ``get employee with employee id {employee}``, ``帮我get employee，employee id是{employee}``."""
+    props = tool.args_schema.get("properties", {})
+    required = tool.args_schema.get("required", [])
+    verb = _words(tool.name)
+    parts, args = [], {}
+    for arg in props:
+        k = kinds.kind(tool.name, arg)
+        if arg not in required and k.source != "enum":
+            continue
+        parts.append((arg, k.name))
+        args[arg] = "{" + k.name + "}"
+    if lang == "zh":
+        body = "，".join(f"{_words(a)}是{{{k}}}" for a, k in parts)
+        texts = [
+            f"[帮我|请|麻烦]{verb}" + (f"，{body}" if body else ""),
+            f"{verb}：" + " ".join(f"{{{k}}}" for _, k in parts),
+        ]
+    else:
+        body = " and ".join(f"{_words(a)} {{{k}}}" for a, k in parts)
+        texts = [
+            f"[please |can you |]{verb}" + (f" with {body}" if body else ""),
+            f"{verb} " + " ".join(f"{{{k}}}" for _, k in parts),
+        ]
+    return [_Template(lang, t.strip(), ((tool.name, dict(args), ()),)) for t in texts]
+
+
+def drop_slot(t: _Template, registry: Mapping[str, ToolSpec], rng: random.Random) -> _Template | None:
+    """``t`` with one required argument's slot removed from the text (an insufficient-context
+    phrasing), or None when it has no such slot."""
+    keys = []
+    for tool, args, _ in t.steps:
+        req = registry[tool].args_schema.get("required", [])
+        keys += [v[1:-1] for a, v in args.items() if a in req and isinstance(v, str) and v.startswith("{")]
+    keys = [k for k in dict.fromkeys(keys) if "{" + k + "}" in t.text]
+    if not keys:
+        return None
+    k = rng.choice(keys)
+    text = re.sub(r"\s*\{" + k + r"\}\s*", " ", t.text).strip(" ，,")
+    text = re.sub(r"\s{2,}", " ", text)
+    return _Template(t.lang, text, t.steps) if len(text) >= 2 else None
+
+
+def _key(
+    steps: tuple[tuple[str, dict, tuple[str, ...]], ...], registry: Mapping[str, ToolSpec] | None = None
+) -> tuple:
+    """Phrasings with one key share an intent: same tools, constants, ``<ME>`` and references, and
+    the same required slots (optional slots may be absent: the argument is then left out)."""
+    out = []
+    for tool, args, deps in steps:
+        req = set(registry[tool].args_schema.get("required", [])) if registry else set(args)
+        fixed = sorted(
+            (a, v) for a, v in args.items() if a in req or not (isinstance(v, str) and v.startswith("{"))
+        )
+        out.append((tool, tuple(fixed), deps))
+    return tuple(out)
+
+
+def _merged_steps(group: list[_Template], registry: Mapping[str, ToolSpec]) -> tuple:
+    steps = []
+    for i, (tool, _, deps) in enumerate(group[0].steps):
+        args: dict[str, Any] = {}
+        for t in group:
+            for a, v in t.steps[i][1].items():
+                args.setdefault(a, v)
+        order = list(registry[tool].args_schema.get("properties", {}))
+        steps.append((tool, {a: args[a] for a in order if a in args}, deps))
+    return tuple(steps)
+
+
+def _chain_templates(templates: list[_Template], kinds: _Kinds, domain: Domain) -> list[_Template]:
+    """Chains from ``extract``: a lookup tool (all inputs slots, output = an id argument of another
+    tool) feeds every single-step phrasing that writes that id: ``{employee}`` -> ``{name}``."""
+    out: list[_Template] = []
+    singles = [t for t in templates if len(t.steps) == 1]
+    for lookup in domain.tools:
+        for output in lookup.extract:
+            looks = [  # a search: its inputs are names / emails / text, never ids
+                t
+                for t in singles
+                if t.steps[0][0] == lookup.name
+                and t.steps[0][1]
+                and all(
+                    isinstance(v, str) and v.startswith("{") and kinds.kind(lookup.name, a).source != "id"
+                    for a, v in t.steps[0][1].items()
+                )
+            ]
+            if not looks:
+                continue
+            for t in singles:
+                tool, args, _ = t.steps[0]
+                if tool == lookup.name:
+                    continue
+                hit = [
+                    a
+                    for a, v in args.items()
+                    if a == output
+                    and isinstance(v, str)
+                    and v.startswith("{")
+                    and kinds.kind(tool, a).source == "id"
+                ]
+                if not hit:
+                    continue
+                slot = args[hit[0]]
+                if t.text.count(slot) != 1:
+                    continue
+                for lk in looks:
+                    if lk.lang != t.lang:
+                        continue
+                    ((lt, largs, _),) = lk.steps
+                    in_keys = [v for v in largs.values()]
+                    if len(in_keys) != 1 or in_keys[0] in t.text:
+                        continue
+                    text = t.text.replace(slot, in_keys[0])
+                    new_args = {**args, hit[0]: "${t1." + output + "}"}
+                    out.append(_Template(t.lang, text, ((lt, dict(largs), ()), (tool, new_args, ("t1",)))))
+    return out
+
+
+def _intent_name(steps: tuple, taken: set[str]) -> str:
+    tools = [s[0] for s in steps]
+    base = tools[0] if len(tools) == 1 else "_then_".join(dict.fromkeys(tools))
+    base = re.sub(r"[^a-z0-9_]", "_", base.lower())[:56]
+    if any(v == ME for _, a, _ in steps for v in a.values()):
+        base += "_me"
+    name, i = base, 2
+    while name in taken:
+        name, i = f"{base}_{i}", i + 1
+    taken.add(name)
+    return name
+
+
+def _couple_text(templates: list[_Template], kinds: _Kinds) -> None:
+    """Free text of a phrasing whose enum value is implied gets its own pool: the values of the
+    examples with the same constant (a hardware ticket's summary stays a hardware problem)."""
+    for t in templates:
+        for tool, args, _deps in t.steps:
+            consts = sorted(
+                (a, v) for a, v in args.items() if isinstance(v, str) and not v.startswith(("{", "$", "<"))
+            )
+            if not consts:
+                continue
+            for a, v in args.items():
+                if not (isinstance(v, str) and v.startswith("{")):
+                    continue
+                k = kinds.kind(tool, a)
+                if k.source != "text":
+                    continue
+                tag = "".join(_letters(c) for _, c in consts)
+                name = k.name + tag
+                if name not in kinds.kinds:
+                    kinds.kinds[name] = SlotKind(name, "TEXT", "text", pool={"zh": [], "en": []})
+                key = v[1:-1]
+                t.text = t.text.replace("{" + key + "}", "{" + name + "}")
+                args[a] = "{" + name + "}"
+
+
+def derive_phrasing(domain: Domain, seed: int = 0) -> Phrasing:
+    """The training phrasing of a contract-defined domain (see the module docstring)."""
+    registry = domain.registry()
+    kinds = _Kinds(domain)
+    rng = random.Random(seed)
+    templates: list[_Template] = []
+    for ex in domain.examples:
+        if ex.lang not in ("zh", "en"):
+            raise ContractError(f"example {ex.text!r}: lang must be 'zh' or 'en', not {ex.lang!r}")
+        t = example_template(ex, kinds, registry)
+        templates.append(t)
+        # the example's literal values seed the free-text and name pools
+        for (tool, args), (_, targs, _) in zip(ex.steps, t.steps, strict=True):
+            for a, v in args.items():
+                tv = targs.get(a)
+                if isinstance(tv, str) and tv.startswith("{") and isinstance(v, str):
+                    k = kinds.kind(tool, a)
+                    if k.source in ("text", "name", "city") and v not in k.pool.setdefault(ex.lang, []):
+                        k.pool[ex.lang].append(v)
+    _couple_text(templates, kinds)
+    for t, ex in zip(list(templates), domain.examples, strict=False):
+        for (tool, args), (_, targs, _) in zip(ex.steps, t.steps, strict=True):
+            for a, v in args.items():
+                tv = targs.get(a)
+                if isinstance(tv, str) and tv.startswith("{") and isinstance(v, str):
+                    k = kinds.kinds[tv[1:-1].rstrip("0123456789")]
+                    if k.source != "text":
+                        continue
+                    base = kinds.kind(tool, a).name
+                    names = {k.name} | {  # an explicit enum value lends its texts to the coupled pool
+                        base + _letters(str(ev))
+                        for ea, ev in args.items()
+                        if ea != a and kinds.kind(tool, ea).source == "enum"
+                    }
+                    for n in names:
+                        kk = kinds.kinds.get(n)
+                        if kk is not None and v not in kk.pool.setdefault(ex.lang, []):
+                            kk.pool[ex.lang].append(v)
+    for k in kinds.kinds.values():  # a free-text pool of one language lends to the other
+        if k.source == "text":
+            for lang, other in (("zh", "en"), ("en", "zh")):
+                if not k.pool.get(lang):
+                    k.pool[lang] = list(k.pool.get(other) or GENERIC_TEXT[lang])
+    for tool in domain.tools:
+        for lang in ("zh", "en"):
+            if not any(t.lang == lang and t.steps[0][0] == tool.name for t in templates):
+                templates += generic_templates(tool, kinds, lang)
+    templates += _chain_templates(templates, kinds, domain)
+    by_plan: dict[tuple, list[_Template]] = {}
+    for t in templates:
+        by_plan.setdefault(_key(t.steps, registry), []).append(t)
+    intents: list[IntentSpec] = []
+    taken: set[str] = set()
+    for group in by_plan.values():
+        steps = _merged_steps(group, registry)
+        tool0 = steps[0][0]
+        per_lang: dict[str, list[str]] = {}
+        for lang in ("zh", "en"):
+            ts = list(dict.fromkeys(t.text for t in group if t.lang == lang))
+            if not ts:  # the other language: generic phrasings of the same plan when it is one step
+                if len(steps) == 1:
+                    ts = [
+                        g.text
+                        for g in generic_templates(registry[tool0], kinds, lang)
+                        if _fits(g, steps, registry)
+                    ]
+                if not ts:
+                    other = [t.text for t in group]
+                    ts = other[:]
+            dropped = [d.text for t in group if t.lang == lang and (d := drop_slot(t, registry, rng))]
+            dropped = [d for d in dict.fromkeys(dropped) if d not in ts]
+            rng.shuffle(dropped)
+            held = [
+                g.text for g in generic_templates(registry[tool0], kinds, lang) if _fits(g, steps, registry)
+            ]
+            # the last phrasing is the held-out one (training.generate.template_ids): a generic one
+            per_lang[lang] = ts + dropped[:1] + (held[-1:] or ts[:1])
+        intents.append(
+            IntentSpec(
+                _intent_name(steps, taken),
+                steps,
+                zh=tuple(per_lang["zh"]),
+                en=tuple(per_lang["en"]),
+                composable=len(steps) == 1,
+            )
+        )
+    me_kind = domain.lexicon.me_kind
+    me_pattern = next(
+        (k.pattern for k in kinds.kinds.values() if k.source == "id" and k.slot == me_kind), None
+    )
+    slot_types = {name: k.slot for name, k in kinds.kinds.items() if k.source != "enum"}
+    frozen = dict(kinds.kinds)
+
+    def sampler(lang: str, heldout: bool, rng: random.Random) -> DerivedSampler:
+        return DerivedSampler(frozen, me_pattern, lang, heldout, rng)
+
+    return Phrasing(
+        intents=intents,
+        connectors=CONNECTORS,
+        train_connectors=TRAIN_CONNECTORS,
+        slot_types=slot_types,
+        enum_kinds=frozenset(n for n, k in kinds.kinds.items() if k.source == "enum"),
+        value_sampler=sampler,
+    )
+
+
+def _fits(t: _Template, steps: tuple, registry: Mapping[str, ToolSpec]) -> bool:
+    return _key(t.steps, registry) == _key(steps, registry)
+
+
+def with_phrasing(domain: Domain, seed: int = 0) -> Domain:
+    """``domain`` itself when it has a phrasing, else a copy with :func:`derive_phrasing`'s."""
+    if domain.phrasing is not None:
+        return domain
+    from dataclasses import replace
+
+    return replace(domain, phrasing=derive_phrasing(domain, seed))
+
+
+__all__ = ["ContractError", "DerivedSampler", "derive_phrasing", "example_template", "with_phrasing"]
