@@ -494,11 +494,30 @@ class A2AConnection:
         return out, 409  # rejected, input/auth required, canceled: the remote did not do it
 
     def _map_exc(self, spec: ToolSpec, ctx: CallContext, t0: float, exc: Exception) -> ActionResult:
-        from a2a.client import A2AClientTimeoutError
+        from a2a.client import A2AClientError, A2AClientTimeoutError
         from a2a.utils.errors import A2AError
 
         if isinstance(exc, A2AClientTimeoutError | httpx.TimeoutException):
             return _fail(spec, ctx, t0, ErrorType.TOOL_TIMEOUT, f"A2A call timed out: {exc}", retry=True)
+        cause = exc.__cause__
+        if isinstance(exc, A2AClientError) and isinstance(cause, httpx.HTTPError):
+            exc = cause  # the SDK wraps HTTP and network failures: judge by what happened
+        if isinstance(exc, httpx.HTTPStatusError) and exc.response.status_code in (401, 403):
+            return _fail(
+                spec,
+                ctx,
+                t0,
+                ErrorType.TOOL_CLIENT_ERROR,
+                f"A2A agent refused our credentials (HTTP {exc.response.status_code}; TAO_A2A_API_KEY)",
+            )
+        if isinstance(exc, httpx.HTTPStatusError) and exc.response.status_code < 500:
+            return _fail(
+                spec,
+                ctx,
+                t0,
+                ErrorType.TOOL_CLIENT_ERROR,
+                f"A2A agent answered HTTP {exc.response.status_code}",
+            )
         if isinstance(exc, httpx.HTTPStatusError) and exc.response.status_code >= 500:
             return _fail(
                 spec,
