@@ -249,6 +249,7 @@ def _serve(mock: Service, cfg: LoadSuiteConfig, model: bool, model_args: list[st
         "{port}",
         "--log-level",
         "warning",
+        "--test-fault-headers",  # the faults phase injects X-Mock-Fault per request
         *cfg.serve_args,
         *(model_args or []),
     ]
