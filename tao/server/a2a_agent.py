@@ -40,9 +40,9 @@ def envelope_of(message: Any, agent: str) -> Envelope:
     raw = meta.get(ENVELOPE_KEY)
     if raw is None:
         return Envelope(conversation_id=message.context_id or f"conv-{uuid.uuid4().hex}", sender="a2a-client")
-    from tao.action.a2a_tools import _ints
+    from tao.action.a2a_tools import struct_ints
 
-    return parse_envelope(_ints(raw))
+    return parse_envelope(struct_ints(raw))
 
 
 def _refuse(exc: EnvelopeError) -> Exception:
@@ -55,11 +55,11 @@ def _refuse(exc: EnvelopeError) -> Exception:
 def _plan_of(message: Any) -> Any:
     from google.protobuf.json_format import MessageToDict
 
-    from tao.action.a2a_tools import _ints
+    from tao.action.a2a_tools import struct_ints
 
     for p in message.parts:
         if p.HasField("data"):
-            data = _ints(MessageToDict(p.data))
+            data = struct_ints(MessageToDict(p.data))
             if isinstance(data, dict) and "plan" in data:
                 return data["plan"]
     return None
