@@ -29,6 +29,10 @@ class SessionKeyError(ValueError):
     """A tenant or session id that cannot be used as a key."""
 
 
+class SessionStoreUnavailable(RuntimeError):
+    """The shared store cannot be reached when a snapshot is read (before anything runs)."""
+
+
 def check_session_id(session_id: object) -> str:
     if not isinstance(session_id, str) or not _SAFE.match(session_id):
         raise SessionKeyError(
@@ -104,14 +108,29 @@ class RedisSessionStore:
         return f"{self.prefix}:{len(tenant.encode())}:{tenant}:{session_id}"
 
     def get(self, tenant: str, session_id: str) -> SessionState | None:
-        raw = self.client.get(self.key(tenant, session_id))
+        """Raises :class:`SessionStoreUnavailable` when Redis cannot be reached (the run has not
+        started: the caller answers 503 and nothing runs)."""
+        import redis
+
+        key = self.key(tenant, session_id)
+        try:
+            raw = self.client.get(key)
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            raise SessionStoreUnavailable(f"session store unreachable: {type(exc).__name__}") from exc
         return None if raw is None else _owned(SessionState.model_validate_json(raw), tenant, session_id)
 
     def put(self, state: SessionState, ttl_s: float | None = None) -> None:
+        """After a run: a store that cannot be reached loses this turn's snapshot (logged), never
+        the run's reply (its side effects are done)."""
+        import redis
+
         if not state.session_id:
             raise SessionKeyError("a session snapshot needs a session_id")
         ms = max(1, int((ttl_s or self.ttl_s) * 1000))
-        self.client.set(self.key(state.tenant, state.session_id), state.model_dump_json(), px=ms)
+        try:
+            self.client.set(self.key(state.tenant, state.session_id), state.model_dump_json(), px=ms)
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            log.warning("session snapshot not stored (%s)", type(exc).__name__)
 
     def delete(self, tenant: str, session_id: str) -> None:
         self.client.delete(self.key(tenant, session_id))

@@ -273,14 +273,19 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         rt = await holder.get()
         run_id = uuid.uuid4().hex
         approver = BoundApprover.of(run_id, write_tools=body.approve)
-        report = await rt.loop(planner).run(
-            body.request,
-            session,
-            approver=approver,
-            headers=fault_headers(request, config),
-            trace_id=getattr(request.state, "trace_id", None),
-            thought_id=thought_id,
-        )
+        from tao.loop.session import SessionStoreUnavailable
+
+        try:
+            report = await rt.loop(planner).run(
+                body.request,
+                session,
+                approver=approver,
+                headers=fault_headers(request, config),
+                trace_id=getattr(request.state, "trace_id", None),
+                thought_id=thought_id,
+            )
+        except SessionStoreUnavailable as exc:  # raised before anything ran
+            raise ApiError(503, "session_store_unavailable", str(exc), headers={"Retry-After": "1"}) from None
         out = reply(report, run_id, approver)
         if out["pending_approvals"] and report.plan is not None:
             state = RunState(
