@@ -146,7 +146,16 @@ def build(app: FastAPI, config: ServerConfig, card: Any) -> list[Any]:
             body = report.to_dict()
             result = {
                 k: body[k]
-                for k in ("trace_id", "thought_id", "status", "error_type", "message", "answer", "steps")
+                for k in (
+                    "trace_id",
+                    "thought_id",
+                    "status",
+                    "error_type",
+                    "message",
+                    "answer",
+                    "steps",
+                    "planner",
+                )
             }
             result["blackboard_writes"] = {k: e.model_dump(mode="json") for k, e in conv.writes.items()}
             data = Part(media_type="application/json")

@@ -315,3 +315,24 @@ def test_the_transport_maps_refusals_and_outages_to_typed_results(agents):
 
     gone = asyncio.run(go(f"http://127.0.0.1:{free_port()}", max_depth=10)).error_info  # nobody listens
     assert gone is not None and gone.error_type is ErrorType.TOOL_TRANSIENT and gone.retryable
+
+
+def test_a_run_over_http_is_the_root_of_its_conversation(agents):
+    """POST /v1/run on A (no A2A caller): its request is the root message, its trace id goes on."""
+    a, _, tmp = agents
+    plan = _plan(
+        "open_tickets_remote", ("t1", "helpdesk", {"request": "open tickets?", "plan": json.dumps(OPEN)})
+    )
+    r = httpx.post(a.base + "/v1/run", json={"request": "which tickets are open?", "plan": plan}, timeout=60)
+    body = r.json()
+    assert r.status_code == 200 and body["status"] == "success", body
+    trace = r.headers["x-trace-id"]
+    assert body["trace_id"] == trace
+    sub = body["answer"]["t1"]["task_id"]
+    b_run = [e for e in _events(tmp / "b.jsonl") if e["trace_id"] == trace]
+    reads = [e["payload"] for e in b_run if e["kind"] == "message_read"]
+    assert [(p["message_task_id"], p["sender"]) for p in reads] == [
+        (f"run-{body['thought_id']}", "user"),
+        (sub, "tao"),
+    ]
+    assert sum(e["kind"] == "final" for e in b_run) == 1
