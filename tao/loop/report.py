@@ -4,6 +4,7 @@ Statuses and error types are the contracts' enums (``StrEnum``: they serialize a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -37,7 +38,7 @@ class RunReport:
     answer: dict[str, Any]
     stages_ms: dict[str, float]
     steps: list[StepRecord]
-    events: list[TrajectoryEvent]
+    events: Sequence[TrajectoryEvent]  # lazy (tao.trace.trajectory.EventList): built when read
     message: str = ""
     plan: dict[str, Any] | None = None
     required_fields: list[str] = field(default_factory=list)

@@ -17,11 +17,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 import orjson
 from opentelemetry import trace
@@ -60,6 +60,51 @@ class JsonlSink:
             fh.write(line)
 
 
+class EventList(Sequence[TrajectoryEvent]):
+    """The first ``upto`` events of a trajectory, built (redacted) on first access.
+
+    ``len()`` never builds anything: a run whose events nobody reads (no sink, a response that
+    only reports their number) pays neither the event models nor the PII redaction. Compares
+    equal to a list of the same events."""
+
+    __slots__ = ("_items", "_traj", "_upto")
+
+    def __init__(self, traj: Trajectory, upto: int) -> None:
+        self._traj, self._upto = traj, upto
+        self._items: list[TrajectoryEvent] | None = None
+
+    def _list(self) -> list[TrajectoryEvent]:
+        if self._items is None:
+            self._items = self._traj._materialize(self._upto)
+        return self._items
+
+    def __len__(self) -> int:
+        return self._upto if self._items is None else len(self._items)
+
+    @overload
+    def __getitem__(self, i: int) -> TrajectoryEvent: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[TrajectoryEvent]: ...
+    def __getitem__(self, i: int | slice) -> TrajectoryEvent | list[TrajectoryEvent]:
+        return self._list()[i]
+
+    def __iter__(self) -> Iterator[TrajectoryEvent]:
+        return iter(self._list())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EventList | list | tuple):
+            return self._list() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-like, as a list
+
+    def __repr__(self) -> str:
+        return f"EventList({self._list()!r})"
+
+    def __deepcopy__(self, memo: dict) -> list[TrajectoryEvent]:
+        return [e.model_copy(deep=True) for e in self._list()]
+
+
 class Trajectory:
     """The events and spans of one request."""
 
@@ -90,15 +135,25 @@ class Trajectory:
         self.log = logging.LoggerAdapter(log, {"thought_id": thought_id})
 
     @property
-    def events(self) -> list[TrajectoryEvent]:
-        """The redacted events so far (redaction of events no sink wrote happens here, once)."""
+    def events(self) -> EventList:
+        """The events so far, as a lazy sequence: its length is known at once, and the events
+        no sink wrote are built and redacted only when one is read (then once, for good)."""
+        return EventList(self, self._seq)
+
+    @property
+    def event_count(self) -> int:
+        """How many events were emitted (nothing is built to count them)."""
+        return self._seq
+
+    def _materialize(self, upto: int) -> list[TrajectoryEvent]:
         with self._lock:
             pending, self._pending = self._pending, []
         done = [self._build(*rec) for rec in pending]
         with self._lock:
-            self._events.extend(done)
-            self._events.sort(key=lambda e: e.seq)
-            return list(self._events)
+            if done:
+                self._events.extend(done)
+                self._events.sort(key=lambda e: e.seq)
+            return [e for e in self._events if e.seq < upto]
 
     def emit(
         self,
@@ -194,10 +249,11 @@ class Trajectory:
                 "gen_ai.tool.name": tool,
                 "gen_ai.tool.type": "function",
                 "gen_ai.tool.call.id": f"{self.thought_id}:{step_id}",
-                "gen_ai.tool.description": redact(description[:200], known=self._known),
             },
         )
         with self.tracer.start_as_current_span(f"execute_tool {tool}", attributes=attrs) as span:
+            if description and span.is_recording():  # redacted only for a span that is exported
+                span.set_attribute("gen_ai.tool.description", redact(description[:200], known=self._known))
             yield span
 
 

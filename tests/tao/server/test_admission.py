@@ -62,12 +62,12 @@ def test_runs_past_the_bound_get_fast_503_with_retry_after(bounded) -> None:
     results = asyncio.run(_burst(bounded.url, "/v1/run", _run_body(), 12, SLOW))
     ok = [r for r in results if r[0] == 200]
     shed = [r for r in results if r[0] == 503]
-    assert len(ok) + len(shed) == 12  # 0 lost: every request is answered, 200 or 503
-    assert len(ok) == 4 and len(shed) == 8
+    assert len(ok) + len(shed) == 12, [r[0] for r in results]  # 0 lost: all answered, 200 or 503
+    assert len(ok) == 4 and len(shed) == 8, [(r[0], round(r[1], 3)) for r in results]
     assert all(r[2].json()["status"] == "success" for r in ok)
     assert all(r[1] >= 0.9 for r in ok)  # they really held their slot through the slow tool call
     for _, seconds, r in shed:
-        assert seconds < 0.5, seconds  # shed at once, not queued behind the slow runs
+        assert seconds < 0.8, seconds  # shed at once, not queued behind the 1 s runs (loaded VM: slack)
         assert int(r.headers["retry-after"]) >= 1
         err = r.json()["error"]
         assert err["type"] == "overloaded" and err["limit"] == 4 and err["retry_after_s"] > 0

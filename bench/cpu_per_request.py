@@ -1,0 +1,115 @@
+"""Server CPU per request of a 2-step plan replay on ``POST /v1/run`` (short, closed-loop).
+
+    python -m bench.cpu_per_request [--requests 1500] [--concurrency 8] [--serve-arg ...]
+
+Starts the mock tool service and ``tao serve --no-model`` as separate processes (the mock out of
+process, as a deployment has it), warms up, then sends ``--requests`` replays of
+``list_orders(@last_month) → get_order_status(${t1.order_id})`` at ``--concurrency`` and reads
+the user+system CPU time of each process from ``/proc``: CPU ms per request of the runtime (and
+of the mock), wall QPS, and the outcomes (every request must be a ``success``). A closed loop at
+a fixed concurrency keeps the server below overload, so the figure is the cost of the request
+path itself, not of queueing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from collections import Counter
+
+import aiohttp
+import orjson
+
+from bench.stack import Service
+
+PLAN = {
+    "version": "1.0",
+    "intent": "order_status",
+    "steps": [
+        {
+            "step_id": "t1",
+            "tool": "list_orders",
+            "arguments": {"user_id": "U00000001", "period": "@last_month"},
+            "dependencies": [],
+        },
+        {
+            "step_id": "t2",
+            "tool": "get_order_status",
+            "arguments": {"order_id": "${t1.order_id}"},
+            "dependencies": ["t1"],
+        },
+    ],
+}
+BODY = orjson.dumps(
+    {
+        "request": "查询上个月的订单状态",
+        "session": {"user_id": "U00000001", "now": "2026-11-15T10:00:00+08:00"},
+        "plan": PLAN,
+    }
+)
+
+
+async def _drive(url: str, n: int, concurrency: int) -> Counter:
+    out: Counter = Counter()
+    conn = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=conn) as session:
+        left = iter(range(n))
+
+        async def worker() -> None:
+            for _ in left:
+                async with session.post(
+                    url + "/v1/run", data=BODY, headers={"content-type": "application/json"}
+                ) as r:
+                    raw = await r.read()
+                    status = orjson.loads(raw).get("status") if r.status == 200 else f"http_{r.status}"
+                    out[str(status)] += 1
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return out
+
+
+def measure(requests: int, concurrency: int, serve_args: list[str], warmup: int = 200) -> dict:
+    with Service(
+        "mock-tools", ["-m", "tao.mock_service", "--port", "{port}", "--today", "2026-11-15"]
+    ) as mock:
+        serve = Service(
+            "tao-serve",
+            ["-m", "tao", "serve", "--port", "{port}", "--no-model", "--log-level", "warning", *serve_args],
+            env={"TAO_TOOLS_URL": mock.base_url},
+            ready_timeout_s=120.0,
+        )
+        with serve:
+            warm = asyncio.run(_drive(serve.base_url, warmup, concurrency))
+            if warm.get("success", 0) != warmup:
+                raise RuntimeError(f"warm-up runs did not all succeed: {dict(warm)}\n{serve.log_tail()}")
+            s0, m0, t0 = serve.cpu_seconds(), mock.cpu_seconds(), time.perf_counter()
+            outcomes = asyncio.run(_drive(serve.base_url, requests, concurrency))
+            wall = time.perf_counter() - t0
+            s1, m1 = serve.cpu_seconds(), mock.cpu_seconds()
+    assert s0 is not None and s1 is not None and m0 is not None and m1 is not None
+    return {
+        "requests": requests,
+        "concurrency": concurrency,
+        "outcomes": dict(outcomes),
+        "wall_s": round(wall, 2),
+        "qps": round(requests / wall, 1),
+        "server_cpu_ms_per_request": round(1000 * (s1 - s0) / requests, 3),
+        "mock_cpu_ms_per_request": round(1000 * (m1 - m0) / requests, 3),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.cpu_per_request", description=__doc__)
+    ap.add_argument("--requests", type=int, default=1500)
+    ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument("--serve-arg", action="append", default=[], help="extra `tao serve` argument")
+    a = ap.parse_args(argv)
+    res = measure(a.requests, a.concurrency, a.serve_arg)
+    sys.stdout.write(orjson.dumps(res, option=orjson.OPT_INDENT_2).decode() + "\n")
+    return 0 if res["outcomes"].get("success") == a.requests else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
