@@ -3,6 +3,7 @@
     tao serve [--host 127.0.0.1] [--port 8080] [--checkpoint DIR] [--engine auto|cpu|vllm]
               [--api-key KEY] [--max-body-bytes N] [--timeout S] [--no-model] [--codec model|generic]
               [--keys-file PATH] [--idempotency-lock-ttl S] [--test-fault-headers]
+              [--max-inflight-runs N] [--max-inflight-plans N]
 
 Flags override ``TAO_*`` environment variables. A non-loopback ``--host`` needs keys configured
 (the server refuses to start open to the network). On SIGTERM/SIGINT uvicorn stops accepting
@@ -63,6 +64,18 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--max-body-bytes", type=int, default=None)
     ap.add_argument("--timeout", type=float, default=None, help="per-request timeout in seconds")
     ap.add_argument(
+        "--max-inflight-runs",
+        type=int,
+        default=None,
+        help="admission bound on POST /v1/run in flight (TAO_MAX_INFLIGHT_RUNS; default 64, 0 = none)",
+    )
+    ap.add_argument(
+        "--max-inflight-plans",
+        type=int,
+        default=None,
+        help="admission bound on POST /v1/plan in flight (TAO_MAX_INFLIGHT_PLANS; default 32, 0 = none)",
+    )
+    ap.add_argument(
         "--graceful-timeout", type=float, default=30.0, help="seconds to finish in-flight requests"
     )
     ap.add_argument(
@@ -103,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         request_timeout_s=args.timeout,
         registry=args.registry,
         compose=args.compose,
+        max_inflight_runs=args.max_inflight_runs,
+        max_inflight_plans=args.max_inflight_plans,
     )
     if args.no_model:
         cfg.load_model = False

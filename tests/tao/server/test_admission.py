@@ -136,3 +136,16 @@ def test_gate_queue_hands_slots_over_in_order_and_sheds_after_the_wait() -> None
 def test_bad_bounds_are_refused() -> None:
     with pytest.raises(ValueError):
         GateConfig(-1)
+
+
+def test_bounds_from_flags_and_environment(monkeypatch) -> None:
+    from tao.server.cli import _parser
+
+    args = _parser().parse_args(["--max-inflight-runs", "3", "--max-inflight-plans", "0"])
+    assert (args.max_inflight_runs, args.max_inflight_plans) == (3, 0)
+    monkeypatch.setenv("TAO_MAX_INFLIGHT_RUNS", "7")
+    monkeypatch.setenv("TAO_ADMISSION_WAIT_S", "0.25")
+    cfg = ServerConfig.from_env()
+    assert (cfg.max_inflight_runs, cfg.max_inflight_plans, cfg.admission_queue_wait_s) == (7, 32, 0.25)
+    cfg = ServerConfig.from_env(max_inflight_runs=args.max_inflight_runs)  # the flag wins
+    assert cfg.max_inflight_runs == 3
