@@ -64,6 +64,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--trajectory", type=Path, default=None, help="also append the events to this JSONL file")
     ap.add_argument("--timeout", type=float, default=60.0, help="wall-time budget of the run, seconds")
+    ap.add_argument(
+        "--session",
+        default=None,
+        metavar="ID",
+        help="keep a conversation: this turn sees the snapshot of the session's last turn (follow-ups "
+        "such as 那3月呢 / book the first one) and leaves its own; stored under --session-dir",
+    )
+    ap.add_argument(
+        "--session-dir",
+        type=Path,
+        default=None,
+        help="where --session keeps its snapshots (default: $TAO_SESSION_DIR, else ~/.cache/tao/sessions)",
+    )
+    ap.add_argument("--tenant", default="default", help="tenant namespace of --session")
     return ap
 
 
@@ -81,7 +95,15 @@ async def _run(a: argparse.Namespace) -> dict:
     from tao.loop.planner import EnginePlanner, ReplayPlanner
     from tao.loop.runtime import Runtime, RuntimeConfig, load_plan_engine
 
-    session = SessionState(session_id="cli", user_id=a.user or None, now=a.now, timezone=a.timezone)
+    store = None
+    if a.session is not None:
+        from tao.loop.session_file import FileSessionStore, default_session_dir
+
+        store = FileSessionStore(a.session_dir or default_session_dir())
+        store.path(a.tenant, a.session)  # a bad id or tenant is a usage error before any work
+    session = SessionState(
+        session_id=a.session or "cli", tenant=a.tenant, user_id=a.user or None, now=a.now, timezone=a.timezone
+    )
     engine = None
     if a.replay is not None:
         from tao.trace.trajectory import load_jsonl, replay
@@ -107,6 +129,7 @@ async def _run(a: argparse.Namespace) -> dict:
             tools_url=a.tools_url, trajectory_path=a.trajectory, loop=LoopConfig(wall_time_s=a.timeout)
         ),
         domain=domain,
+        session_store=store,
     )
     try:
         report = await rt.loop(planner).run(a.request, session, approver=approve_tools(a.approve))
@@ -134,10 +157,17 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 3
     from tao.domains import DomainLoadError
+    from tao.loop.session import SessionKeyError
 
     try:
         out = asyncio.run(_run(a))
-    except (OSError, ValueError, RuntimeError, DomainLoadError) as exc:  # bad plan file, engine or domain
+    except (
+        OSError,
+        ValueError,
+        RuntimeError,
+        DomainLoadError,
+        SessionKeyError,
+    ) as exc:  # bad plan file, engine or domain
         print(f"tao run: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     if a.json:

@@ -23,6 +23,17 @@ def _short(v: Any, n: int = 90) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
+def _carry_line(carry: dict[str, Any] | None) -> str:
+    """The carry-over decision of a follow-up turn (``tao run --session``)."""
+    if not carry or carry.get("kind") == "new":
+        return ""
+    return (
+        f"  [carry-over {carry['kind']}"
+        + (f" → {_short(carry['request'], 60)}" if carry.get("rewritten") else "")
+        + "]"
+    )
+
+
 def render(out: dict[str, Any], console: Console | None = None) -> None:
     c = console or Console()
     c.rule(f"[bold]TAO run[/] trace {out['trace_id']}")
@@ -36,7 +47,7 @@ def render(out: dict[str, Any], console: Console | None = None) -> None:
     for ev in out.get("trajectory", []):
         p = ev.get("payload", {})
         detail = {
-            "context_built": lambda: _short(p.get("request", "")),
+            "context_built": lambda: _short(p.get("request", "")) + _carry_line(p.get("carry_over")),
             "model_request": lambda: f"attempt {p.get('attempt')} strict={p.get('strict')}",
             "model_response": lambda: _short(p.get("plan") or p.get("insufficient") or p.get("error")),
             "tool_start": lambda: _short(p.get("arguments")),

@@ -31,12 +31,14 @@ from tao.contracts import (
     StepStatus,
     ThoughtPlan,
 )
+from tao.loop.carryover import Carry, CarryOver
 from tao.loop.correction import HANDLERS, CorrectionBudget
 from tao.loop.plancheck import PlanValidator
-from tao.loop.planner import Planner, PlanOutcome
+from tao.loop.planner import Planner, PlanOutcome, ReplayPlanner
 from tao.loop.report import RunReport, StepRecord
 from tao.loop.resolve import ResolveError, for_check, resolve_plan
 from tao.loop.session import SessionStore
+from tao.loop.snapshot import MEMORY_KEY, Snapshot, build_snapshot, load_snapshot
 from tao.loop.steps import StepRunner
 from tao.observe.observer import Observer
 from tao.trace.scope import run_scope
@@ -74,8 +76,10 @@ class TaoLoop:
         sinks: list[Sink] | None = None,
         tracer: Tracer | None = None,
         session_store: SessionStore | None = None,
+        carry: CarryOver | None = None,
     ) -> None:
         self.planner, self.executor = planner, executor
+        self.carry = carry  # follow-up turns (tao.loop.carryover); never applied to a replayed plan
         self.observer = observer or Observer()
         self.plan_validator = plan_validator or PlanValidator(executor.registry.args_schemas())
         self.config = config or LoopConfig()
@@ -101,6 +105,11 @@ class TaoLoop:
         tid = thought_id or str(uuid.uuid4())
         traj = Trajectory(trace_id, tid, self.sinks, self.tracer, session.session_id)
         stages = _Stages()
+        snap = load_snapshot(session.memory) if self.carry is not None else None
+        carry = None
+        if self.carry is not None and not isinstance(self.planner, ReplayPlanner):
+            carry = self.carry.prepare(request, session, snap)
+        outputs: dict = {}
         with traj.agent_span() as span, run_scope(traj, request):
             traj.emit(
                 EventKind.CONTEXT_BUILT,
@@ -112,10 +121,12 @@ class TaoLoop:
                     "now": session.now.isoformat() if session.now else None,
                     "timezone": session.timezone,
                 },
+                snapshot=snap.model_dump(mode="json") if snap is not None else None,
+                carry_over=carry.record() if carry is not None else None,
             )
             if on_start is not None:
                 on_start(traj)
-            plan, order, early = await self._plan(request, session, traj, stages, deadline)
+            plan, order, early = await self._plan(request, session, traj, stages, deadline, carry)
             if early is not None:
                 report = early
             else:
@@ -141,6 +152,7 @@ class TaoLoop:
                     stages,
                 )
                 steps = await runner.run_plan(plan, order)
+                outputs = runner.outputs
                 report = self._final(traj, plan, steps, stages)
             report.stages_ms = {
                 "thought": stages.thought,
@@ -148,6 +160,7 @@ class TaoLoop:
                 "observation": stages.observation,
                 "total": (time.perf_counter() - t0) * 1000,
             }
+            new_snap = self._next_snapshot(snap, carry, request, session, report, traj, outputs)
             traj.emit(
                 EventKind.FINAL,
                 status=report.status,
@@ -155,11 +168,13 @@ class TaoLoop:
                 answer=report.answer,
                 message=report.message,
                 duration_ms=report.stages_ms["total"],
+                carry_over=carry.record() if carry is not None else None,
+                snapshot=new_snap.model_dump(mode="json") if new_snap is not None else None,
             )
             span.set_attribute("tao.status", report.status)
             mark_error(span, report.error_type)
         report.events = traj.events
-        self._snapshot(session, report)
+        self._snapshot(session, report, new_snap)
         return report
 
     def _session(self, session: SessionState | None) -> SessionState:
@@ -175,10 +190,39 @@ class TaoLoop:
                 session = SessionState.model_validate(merged)
         return session
 
-    def _snapshot(self, session: SessionState, report: RunReport) -> None:
+    def _next_snapshot(
+        self,
+        snap: Snapshot | None,
+        carry: Carry | None,
+        request: str,
+        session: SessionState,
+        report: RunReport,
+        traj: Trajectory,
+        outputs: dict,
+    ) -> Snapshot | None:
+        if self.carry is None:
+            return None
+        asked = [e.payload["insufficient"] for e in traj.events if "insufficient" in e.payload]
+        return build_snapshot(
+            snap,
+            request=request,
+            effective_request=carry.request if carry is not None else request,
+            now=session.now.isoformat() if session.now else None,
+            plan=report.plan,
+            steps=report.steps,
+            outputs=outputs,
+            status=str(report.status),
+            required_fields=report.required_fields,
+            pending_intent=asked[-1].get("intent") if asked else None,
+            carry=carry.record() if carry is not None else {},
+        )
+
+    def _snapshot(self, session: SessionState, report: RunReport, snap: Snapshot | None = None) -> None:
         if self.session_store is None or not session.session_id:
             return
         memory = dict(session.memory)
+        if snap is not None:
+            memory[MEMORY_KEY] = snap.model_dump(mode="json")
         memory.update(
             turns=int(memory.get("turns", 0)) + 1,
             last_thought_id=report.thought_id,
@@ -188,7 +232,13 @@ class TaoLoop:
         self.session_store.put(session.model_copy(update={"memory": memory}), self.config.session_ttl_s)
 
     async def _plan(
-        self, request: str, session: SessionState, traj: Trajectory, stages: _Stages, deadline: float
+        self,
+        request: str,
+        session: SessionState,
+        traj: Trajectory,
+        stages: _Stages,
+        deadline: float,
+        carry: Carry | None = None,
     ) -> tuple[ThoughtPlan | None, list[str], RunReport | None]:
         strict = False
         last_error: tuple[ErrorType, str] = (ErrorType.LLM_OUTPUT_MALFORMED, "no plan")
@@ -211,7 +261,7 @@ class TaoLoop:
                 try:
                     out = await asyncio.wait_for(
                         self.planner.plan(
-                            request,
+                            carry.request if carry is not None else request,
                             session,
                             tools=self.executor.registry.names(),
                             strict=strict,
@@ -244,6 +294,11 @@ class TaoLoop:
                             int(out.stats[k]),
                         )
                 mark_error(span, out.error.error_type.value if out.error else None)
+            if carry is not None and self.carry is not None:  # complete the output from the snapshot
+                got = out.output if out.error is None else None
+                filled = self.carry.apply(carry, got)
+                if filled is not got:
+                    out = PlanOutcome(output=filled, stats={**out.stats, "carry_over": True}, text=out.text)
             stages.thought += (time.perf_counter() - t) * 1000
             if isinstance(out.output, InsufficientContext):
                 traj.emit(

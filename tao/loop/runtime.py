@@ -16,6 +16,7 @@ from tao.action.idempotency import IdempotencyBackend
 from tao.action.registry import ToolRegistry
 from tao.contracts import ToolSpec
 from tao.contracts.domain import Domain
+from tao.loop.carryover import CarryConfig, CarryOver, CarryStrategy
 from tao.loop.loop import LoopConfig, TaoLoop
 from tao.loop.plancheck import PlanValidator
 from tao.loop.planner import Planner
@@ -30,10 +31,13 @@ class RuntimeConfig:
     trajectory_path: Path | None = None  # JSONL sink; None: in-memory only
     executor: ExecutorConfig = field(default_factory=ExecutorConfig)
     loop: LoopConfig = field(default_factory=LoopConfig)
+    carry: CarryConfig = field(default_factory=CarryConfig)  # follow-up turns (strategy OFF: none)
     registry: str | None = (
         None  # tool domain MODULE:ATTR when no Domain is passed (default: TAO_REGISTRY / reference)
     )
-    a2a_agents: str | list[str] | None = None  # remote A2A agents as tools ("alias=URL,…"; None: TAO_A2A_AGENTS)
+    a2a_agents: str | list[str] | None = (
+        None  # remote A2A agents as tools ("alias=URL,…"; None: TAO_A2A_AGENTS)
+    )
 
 
 class Runtime:
@@ -87,6 +91,14 @@ class Runtime:
             [JsonlSink(self.config.trajectory_path)] if self.config.trajectory_path else []
         )
         self.tracer, self.session_store = tracer, session_store
+        carry_cfg = self.config.carry
+        if carry_cfg.lexicon is None:
+            carry_cfg = CarryConfig(carry_cfg.strategy, carry_cfg.guard, domain.lexicon)
+        self.carry = (
+            CarryOver(self.registry.args_schemas(), carry_cfg)
+            if carry_cfg.strategy is not CarryStrategy.OFF
+            else None
+        )
 
     def loop(self, planner: Planner) -> TaoLoop:
         return TaoLoop(
@@ -98,6 +110,7 @@ class Runtime:
             sinks=self.sinks,
             tracer=self.tracer,
             session_store=self.session_store,
+            carry=self.carry,
         )
 
     async def aclose(self) -> None:

@@ -1,0 +1,448 @@
+"""The deterministic carry-over step of a conversation: before the plan model and after it.
+
+``prepare`` reads the request against the previous turn's :class:`~tao.loop.snapshot.Snapshot`
+(:func:`tao.loop.followup.read_followup`) and builds a :class:`Carry`:
+
+* ``swap`` ("那3月呢", "那上海呢", "same for last week", "改成明天"): the previous plan with the
+  turn's values put into the arguments that take them (``base_steps``); a clock time alone
+  keeps the carried day, a day alone keeps the carried clock time; everything not changed keeps
+  its resolved value (the time anchors of earlier turns are never re-resolved against a later
+  clock). The request is rewritten from the previous complete request with the values replaced;
+* ``refer`` ("and where is it now?", "book the first one", "取消它"): the entity the phrase points
+  at (a list result's N-th id, else the most recent id of the named kind) replaces the phrase;
+* ``answer`` (to a pending insufficient-context question): the pending request + the answer;
+* ``new``: nothing is carried.
+
+With :attr:`CarryStrategy.REWRITE` the plan model sees the rewritten request; with
+:attr:`CarryStrategy.FILL` it sees the user's words. ``apply`` then completes the model's output
+from the snapshot either way: arguments a plan leaves out are filled (required ones always,
+optional ones when the previous plan used the same tool), an insufficient-context answer whose
+fields the snapshot holds becomes a plan, and (``guard``) a ``swap`` whose plan uses other tools
+than the previous plan is replaced by the edited previous plan. Each decision is recorded in
+:attr:`Carry.notes` for the trajectory.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from functools import lru_cache
+from typing import Any
+
+from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
+from tao.contracts.timeexpr import TimeSymbolError, resolve_symbol, session_now
+from tao.loop.followup import CarryKind, Delta, Followup, is_zh, read_followup
+from tao.loop.snapshot import Snapshot, StepSnap
+
+_TIME_PROP = "@(now|today"
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DAYTIME = re.compile(r"^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2})$")
+_CLOCK = re.compile(r"T(\d{2}:\d{2})$")
+_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+_WORDS = {
+    "order_id": ("订单", "order"),
+    "room_id": ("会议室", "room"),
+    "invoice_id": ("发票", "invoice"),
+    "expense_id": ("报销单", "expense"),
+    "event_id": ("日程", "event"),
+    "booking_id": ("预订", "booking"),
+    "user_id": ("用户", "user"),
+}
+_MONTHS_EN = "January February March April May June July August September October November December".split()
+
+
+class CarryStrategy(StrEnum):
+    REWRITE = "rewrite"  # the plan model sees the rewritten, complete request
+    FILL = "fill"  # the plan model sees the user's words; the snapshot fills the gaps
+    OFF = "off"
+
+
+@dataclass
+class CarryConfig:
+    strategy: CarryStrategy = CarryStrategy.REWRITE
+    guard: bool = True  # a swap whose plan changes the tools falls back to the edited previous plan
+    lexicon: Any = None  # perception's lexicon (default: the reference domain's)
+
+
+@dataclass
+class Carry:
+    kind: CarryKind
+    request: str  # what the planner sees
+    original: str
+    strategy: CarryStrategy
+    followup: Followup
+    slots: dict[str, Any] = field(default_factory=dict)
+    base_steps: list[dict[str, Any]] | None = None
+    ref: dict[str, Any] | None = None
+    prev_tools: list[str] = field(default_factory=list)
+    session: SessionState | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def record(self) -> dict[str, Any]:
+        """The carry-over decision as the trajectory records it."""
+        return {
+            "kind": self.kind.value,
+            "strategy": self.strategy.value,
+            "request": self.request,
+            "rewritten": self.request != self.original,
+            "cues": self.followup.cues,
+            "deltas": [{"type": d.type, "value": d.value, "text": d.text} for d in self.followup.deltas],
+            "ref": self.ref,
+            "base_tools": [s["tool"] for s in self.base_steps] if self.base_steps is not None else None,
+            "notes": self.notes,
+        }
+
+
+# --------------------------------------------------------------------------- schema helpers
+@lru_cache(maxsize=512)
+def _validator(schema_json: str) -> Any:
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for(json.loads(schema_json))
+
+
+def accepts(prop: Mapping[str, Any], value: Any) -> bool:
+    try:
+        return bool(_validator(json.dumps(prop, sort_keys=True)).is_valid(value))
+    except Exception:
+        return False
+
+
+def _props(schema: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    return {k: v for k, v in (schema.get("properties") or {}).items() if isinstance(v, dict)}
+
+
+def _is_time(prop: Mapping[str, Any]) -> bool:
+    return _TIME_PROP in json.dumps(prop)
+
+
+def _is_int(prop: Mapping[str, Any]) -> bool:
+    return '"integer"' in json.dumps(prop)
+
+
+def _targets(d: Delta, schema: Mapping[str, Any], used: Mapping[str, Any]) -> list[str]:
+    """The arguments of one tool that can take one delta, preferred first (those the previous
+    plan set, then required ones)."""
+    props = _props(schema)
+    req = set(schema.get("required") or [])
+    if d.type == "DATE":
+        names = [k for k, p in props.items() if _is_time(p)]
+    elif d.type == "DUR":
+        names = [k for k, p in props.items() if _is_int(p) and ("duration" in k or k.endswith("_min"))]
+    elif d.type == "NUM":
+        names = [k for k, p in props.items() if _is_int(p) and "duration" not in k and not k.endswith("_min")]
+    elif d.type == "AMOUNT":
+        names = [k for k, p in props.items() if "amount" in k and accepts(p, d.value)]
+    elif d.type == "CITY":
+        names = [k for k, p in props.items() if "city" in k and accepts(p, d.value)]
+    else:  # an id kind of the lexicon
+        names = [
+            k
+            for k, p in props.items()
+            if isinstance(d.value, str) and accepts(p, d.value) and not _is_time(p) and k.endswith("_id")
+        ]
+    return sorted(names, key=lambda k: (k not in used, k not in req))
+
+
+def _resolve(value: Any, session: SessionState, now: datetime) -> Any:
+    if isinstance(value, str) and value.startswith("@"):
+        try:
+            return resolve_symbol(value, session, now=now)
+        except TimeSymbolError:
+            return value
+    return value
+
+
+def _time_value(d: Delta, prev: Any, session: SessionState, now: datetime) -> Any:
+    """A time delta against the carried value: a clock time alone keeps the carried day, a day
+    alone keeps the carried clock time; otherwise the delta itself (a symbol is resolved by the
+    loop against this turn's clock, as any request's)."""
+    prev_s = prev if isinstance(prev, str) else ""
+    pm = _DAYTIME.match(prev_s)
+    if d.time_only and isinstance(d.value, str):
+        clock = _CLOCK.search(d.value)
+        day = pm.group(1) if pm else (prev_s if _DAY.match(prev_s) else None)
+        if clock and day:
+            return f"{day} {clock.group(1)}"
+    if pm and isinstance(d.value, str) and not _CLOCK.search(d.value):
+        day = _resolve(d.value, session, now)
+        if isinstance(day, str) and _DAY.match(day):
+            return f"{day} {pm.group(2)}"
+    return d.value
+
+
+def _render(d: Delta, value: Any, zh: bool) -> str:
+    """How a delta is written into a rewritten request."""
+    if isinstance(value, str) and (m := _MONTH.match(value)):
+        y, mo = int(m.group(1)), int(m.group(2))
+        return f"{y}年{mo}月" if zh else f"{_MONTHS_EN[mo - 1]} {y}"
+    if isinstance(value, str) and (m := _DAYTIME.match(value)):
+        return f"{m.group(1)} {m.group(2)}" if zh else f"on {m.group(1)} at {m.group(2)}"
+    if isinstance(value, str) and _DAY.match(value) and not zh:
+        return f"on {value}"
+    if d.type == "DATE" and isinstance(value, str) and value.startswith("@"):
+        return d.text
+    return str(value) if d.type not in ("NUM", "DUR") else d.text
+
+
+# --------------------------------------------------------------------------- prepare
+class CarryOver:
+    """``prepare`` before the planner, ``apply`` after it (see the module doc)."""
+
+    def __init__(self, schemas: Mapping[str, dict[str, Any]], config: CarryConfig | None = None) -> None:
+        self.schemas = dict(schemas)
+        self.config = config or CarryConfig()
+
+    def prepare(self, request: str, session: SessionState, snap: Snapshot | None) -> Carry:
+        now = session_now(session)
+        strategy = self.config.strategy
+        fu = read_followup(
+            request,
+            now.date(),
+            has_previous=snap is not None and strategy is not CarryStrategy.OFF,
+            pending=snap is not None and snap.pending is not None,
+            lexicon=self.config.lexicon,
+            previous=(snap.effective_request or snap.request) if snap is not None else "",
+        )
+        carry = Carry(fu.kind, request, request, strategy, fu, session=session)
+        if snap is None:
+            return carry
+        carry.slots = dict(snap.entities)
+        carry.prev_tools = [s.tool for s in snap.steps]
+        if fu.kind is CarryKind.NEW:
+            return carry
+        zh = is_zh(request)
+        if fu.kind is CarryKind.SWAP:
+            self._swap(carry, snap, session, now, zh)
+        elif fu.kind is CarryKind.REFER:
+            self._refer(carry, snap, zh)
+        elif fu.kind is CarryKind.ANSWER and snap.pending is not None:
+            sep = "，" if zh else ", "
+            carry.request = snap.pending.request.rstrip("。.？?！! ") + sep + request
+        if strategy is CarryStrategy.FILL:
+            carry.request = request
+        return carry
+
+    def _swap(self, carry: Carry, snap: Snapshot, session: SessionState, now: datetime, zh: bool) -> None:
+        if not snap.steps:
+            carry.kind, carry.notes = CarryKind.NEW, ["swap: no previous plan"]
+            return
+        steps = [
+            {
+                "step_id": s.step_id or f"t{i + 1}",
+                "tool": s.tool,
+                "arguments": dict(s.arguments),
+                "dependencies": list(s.dependencies),
+            }
+            for i, s in enumerate(snap.steps)
+        ]
+        _collapse_expanded(steps, snap.steps)
+        placed: list[tuple[Delta, Any]] = []
+        for d in carry.followup.deltas:
+            hit = False
+            for st in steps:
+                names = _targets(d, self.schemas.get(st["tool"], {}), st["arguments"])
+                if names:
+                    k = names[0]
+                    v = _time_value(d, st["arguments"].get(k), session, now) if d.type == "DATE" else d.value
+                    st["arguments"][k] = v
+                    carry.slots[k] = v
+                    placed.append((d, v))
+                    hit = True
+            if not hit:
+                carry.notes.append(f"swap: no argument of {carry.prev_tools} takes {d.type} {d.value!r}")
+        if carry.followup.deltas and not placed:
+            carry.kind = CarryKind.NEW
+            return
+        seen, uniq = set(), []
+        for st in steps:  # one step per day may collapse to one step for one day
+            key = (st["tool"], json.dumps(st["arguments"], sort_keys=True, default=str))
+            if key not in seen:
+                seen.add(key)
+                uniq.append(st)
+        carry.base_steps = uniq
+        carry.request = _rewrite_swap(snap.effective_request or snap.request, placed, zh, self.config.lexicon)
+
+    def _refer(self, carry: Carry, snap: Snapshot, zh: bool) -> None:
+        fu = carry.followup
+        key, value = _referent(snap, fu)
+        if value is None:
+            carry.notes.append("refer: nothing in the snapshot to point at")
+            return
+        carry.ref = {"text": fu.ref_text, "name": key, "value": value}
+        carry.slots[key] = value
+        word = _WORDS.get(key, (key.removesuffix("_id"), key.removesuffix("_id")))
+        text = f"{word[0]}{value}" if zh else f"{word[1]} {value}"
+        if fu.ref_text:
+            carry.request = carry.original.replace(fu.ref_text, text, 1)
+
+    # ----------------------------------------------------------------------- apply
+    def apply(
+        self, carry: Carry | None, output: ThoughtPlan | InsufficientContext | None
+    ) -> ThoughtPlan | InsufficientContext | None:
+        """The model's output completed from the snapshot (see the module doc)."""
+        if carry is None:
+            return output
+        if carry.kind is CarryKind.NEW:
+            # "物流到哪了" after an order: a request that only lacks ids the conversation holds
+            if isinstance(output, InsufficientContext) and all(
+                f.endswith("_id") and f in carry.slots for f in output.required_fields
+            ):
+                done = self._complete(carry, output)
+                if isinstance(done, ThoughtPlan):
+                    carry.notes.append("implicit reference: the missing ids are the conversation's")
+                return done
+            return output
+        base = carry.base_steps
+        if isinstance(output, ThoughtPlan):
+            tools = [s.tool for s in output.steps]
+            if base is not None and self.config.guard and tools != [s["tool"] for s in base]:
+                carry.notes.append(
+                    f"guard: plan tools {tools} differ from the snapshot's; edited snapshot plan used"
+                )
+                return self._plan_from(base, output.intent)
+            if base is not None and tools == [
+                s["tool"] for s in base
+            ]:  # same tools: the carried values (time anchors) win over re-read ones
+                return self._anchor(carry, output, base)
+            return self._fill(carry, output)
+        if base is not None:
+            carry.notes.append("the model gave no plan; edited snapshot plan used")
+            return self._plan_from(base, None)
+        if isinstance(output, InsufficientContext):
+            return self._complete(carry, output)
+        return output
+
+    def _anchor(self, carry: Carry, plan: ThoughtPlan, base: list[dict[str, Any]]) -> ThoughtPlan:
+        """The model's plan of a swap with the edited snapshot's arguments: a relative phrase the
+        rewrite kept ("明天") is not re-resolved against a later clock."""
+        session = carry.session or SessionState()
+        now = session_now(session)
+        steps = []
+        for s, b in zip(plan.steps, base):
+            args = dict(s.arguments)
+            for k, v in b["arguments"].items():
+                if _resolve(args.get(k), session, now) != _resolve(v, session, now):
+                    if k in args:
+                        carry.notes.append(f"anchor: {s.tool}.{k} = {v!r} (the model read {args[k]!r})")
+                    args[k] = v
+            steps.append(s.model_copy(update={"arguments": args, "resolved_from": None}))
+        return plan.model_copy(update={"steps": steps})
+
+    def _plan_from(self, steps: list[dict[str, Any]], intent: str | None) -> ThoughtPlan:
+        return ThoughtPlan.model_validate({"intent": intent or steps[0]["tool"], "steps": steps})
+
+    def _slots_for(self, carry: Carry, tool: str) -> dict[str, Any]:
+        schema = self.schemas.get(tool, {})
+        props = _props(schema)
+        out = {k: v for k, v in carry.slots.items() if k in props and accepts(props[k], v)}
+        for d in carry.followup.deltas:
+            names = _targets(d, schema, {})
+            if names and d.type != "DATE":
+                out[names[0]] = d.value
+        return out
+
+    def _fill(self, carry: Carry, plan: ThoughtPlan) -> ThoughtPlan:
+        steps = []
+        for s in plan.steps:
+            schema = self.schemas.get(s.tool, {})
+            req = set(schema.get("required") or [])
+            slots = self._slots_for(carry, s.tool)
+            args = dict(s.arguments)
+            same_tool = s.tool in carry.prev_tools
+            for k, v in slots.items():
+                if k not in args and (k in req or same_tool):
+                    args[k] = v
+                    carry.notes.append(f"fill: {s.tool}.{k} from the snapshot")
+            steps.append(s.model_copy(update={"arguments": args}))
+        return plan.model_copy(update={"steps": steps})
+
+    def _complete(self, carry: Carry, ins: InsufficientContext) -> ThoughtPlan | InsufficientContext:
+        best: tuple[tuple[int, int, int], str, dict[str, Any]] | None = None
+        intent_words = set((ins.intent or "").split("_"))
+        for tool, schema in self.schemas.items():
+            req = list(schema.get("required") or [])
+            if not set(ins.required_fields) <= set(req) and ins.intent != tool:
+                continue
+            slots = self._slots_for(carry, tool)
+            if not all(k in slots for k in req):
+                continue
+            ref_in = int(bool(carry.ref) and carry.ref["name"] in req) if carry.ref else 0
+            score = (int(ins.intent == tool), ref_in, len(intent_words & set(tool.split("_"))))
+            if best is None or score > best[0]:
+                args = {k: v for k, v in slots.items() if k in req or tool in carry.prev_tools}
+                best = (score, tool, args)
+        if best is None or (best[0] == (0, 0, 0)):
+            carry.notes.append(f"insufficient {ins.required_fields}: the snapshot does not complete it")
+            return ins
+        _, tool, args = best
+        carry.notes.append(f"insufficient {ins.required_fields}: completed from the snapshot as {tool}")
+        return ThoughtPlan.model_validate(
+            {"intent": ins.intent or tool, "steps": [{"step_id": "t1", "tool": tool, "arguments": args}]}
+        )
+
+
+def _collapse_expanded(steps: list[dict[str, Any]], snaps: list[StepSnap]) -> None:
+    """Steps the resolver expanded from one multi-day symbol get the symbol back (a swap then
+    changes the symbol, and the loop expands again)."""
+    for st, sn in zip(steps, snaps):
+        for k, sym in sn.resolved_from.items():
+            if (k in st["arguments"] and sym.split(" ")[0] in ("@this_weekend", "@next_weekend")) or (
+                k in st["arguments"]
+                and sym.startswith(("@last_days:", "@next_days:"))
+                and _DAY.match(str(st["arguments"][k]))
+            ):
+                st["arguments"][k] = sym
+
+
+def _referent(snap: Snapshot, fu: Followup) -> tuple[str, Any]:
+    items = snap.items()
+    kind_key = f"{fu.ref_kind}_id" if fu.ref_kind else None
+    if fu.ordinal is not None:
+        keys = [kind_key] if kind_key in items else list(items)
+        for k in keys:
+            vals = items.get(k or "") or []
+            n = fu.ordinal
+            if vals and (n == -1 or n <= len(vals)):
+                return k or "", vals[n - 1 if n > 0 else -1]
+    candidates: list[tuple[str, Any]] = []
+    for s in reversed(snap.steps):
+        for src in (s.extracted, s.arguments):
+            for k, v in src.items():
+                if k.endswith("_id") and k != "user_id" and isinstance(v, str) and not v.startswith("${"):
+                    candidates.append((k, v))
+    if kind_key:
+        hit = next((c for c in candidates if c[0] == kind_key), None)
+        if hit is None and kind_key in snap.entities:
+            hit = (kind_key, snap.entities[kind_key])
+        if hit is not None:
+            return hit
+    if candidates:
+        return candidates[0]
+    return "", None
+
+
+def _rewrite_swap(prev: str, placed: list[tuple[Delta, Any]], zh: bool, lexicon: Any) -> str:
+    """The previous complete request with the changed values written in."""
+    from tao.loop.followup import find_months, perceive_deltas
+    from thought_model.perception.normalize import normalize_request
+
+    base = normalize_request(prev)
+    today = datetime.now().date()
+    old = perceive_deltas(base, today, lexicon)
+    if not any(d.type == "DATE" for d in old):
+        old += find_months(base, today)
+    text = base
+    for d, v in placed:
+        new = _render(d, v, zh)
+        same = next((o for o in old if o.type == d.type and o.text in text), None)
+        if same is not None:
+            text = text.replace(same.text, new, 1)
+            old.remove(same)
+        else:
+            text = f"{text.rstrip('。.？?！! ')} {new}"
+    return text
