@@ -210,6 +210,16 @@ class ConversationStore:
             )
         with self._lock:
             opened = self._opened.get(env.conversation_id, 0)
+            stored = dict(self._convs.get(env.conversation_id, {}))
+        for i, m in enumerate(env.chain):  # a chain may repeat the record, never rewrite it
+            have = stored.get(m.task_id)
+            if have is not None and have.message != m:
+                raise IsolationError(
+                    f"chain entry {i} (task {m.task_id}) differs from this conversation's record of it",
+                    field=f"/chain/{i}",
+                    expected=have.message.message_id,
+                    received=m.message_id,
+                )
         if opened >= self.max_rounds:
             raise IsolationError(
                 f"conversation {env.conversation_id} reached {self.max_rounds} rounds on this agent",

@@ -22,7 +22,7 @@ def test_text_only_message_is_planned_by_the_engine(tiny_checkpoint, tmp_path):
         env={"TAO_API_KEY": ""},
     )
     try:
-        wait_http(srv.base + "/readyz", 120, srv.proc)
+        wait_http(srv.base + "/readyz", 240, srv.proc)
 
         async def send():
             import httpx

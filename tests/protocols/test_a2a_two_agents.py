@@ -76,7 +76,7 @@ def agents(tmp_path_factory):
     )
     a = None
     try:
-        wait_http(b.base + "/healthz", 60, b.proc)
+        wait_http(b.base + "/healthz", 180, b.proc)
         a = ServeProcess(
             ["--no-model"],
             tmp / "a.log",
@@ -86,7 +86,7 @@ def agents(tmp_path_factory):
                 "TAO_API_KEY": "",
             },
         )
-        wait_http(a.base + "/healthz", 60, a.proc)
+        wait_http(a.base + "/healthz", 180, a.proc)
         yield a, b, tmp
     finally:
         if a is not None:
