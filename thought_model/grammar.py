@@ -84,8 +84,19 @@ def _nonnull(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+def _pointed(schema: dict[str, Any], pointer: str) -> dict[str, Any]:
+    """The sub-schema of a response schema at an ``extract`` JSON pointer ({} when unknown)."""
+    node: Any = schema
+    for part in [p for p in pointer.split("/") if p]:
+        if not isinstance(node, dict):
+            return {}
+        node = node.get("items", {}) if part.isdigit() else node.get("properties", {}).get(part, {})
+    return node if isinstance(node, dict) else {}
+
+
 def _ref_outputs(field: str, base: str, tools: Sequence[ToolSpec]) -> list[str]:
-    """Output names a field may reference: its own name, or fields elsewhere with the same pattern."""
+    """Output names a field may reference: its own name, fields elsewhere with the same pattern, and
+    outputs whose response schema declares that pattern (``manager_id`` for an ``employee_id``)."""
     outputs = sorted({k for t in tools for k in t.extract})
     names = {field}
     for t in tools:
@@ -93,6 +104,10 @@ def _ref_outputs(field: str, base: str, tools: Sequence[ToolSpec]) -> list[str]:
             p = _nonnull(prop).get("pattern")
             if p and _base_pattern(p)[0] == base:
                 names.add(name)
+        for out, pointer in t.extract.items():
+            p = _pointed(t.response_schema, pointer).get("pattern")
+            if isinstance(p, str) and _base_pattern(p)[0] == base:
+                names.add(out)
     chosen = [o for o in outputs if o in names]
     return chosen or outputs
 
@@ -141,6 +156,8 @@ def _string_field(
             alts.append(_alts(kinds, avail))
         elif has_ref:  # a free-text field that also takes a reference (get_weather.city)
             alts.append(_alts(FREE_TEXT_KINDS, avail))
+            if avail is None:  # ... and still its literal values, never references only
+                alts.append(base.removeprefix("^").removesuffix("$"))
         refs = _ref_steps(step) if has_ref else None
         if refs:
             outs = "|".join(_ref_outputs(name, base, tools))

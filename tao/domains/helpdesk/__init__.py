@@ -12,6 +12,7 @@ generator for this domain existed and is never training data.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -20,6 +21,15 @@ from tao.contracts.domain import Domain
 _SETS = Path(__file__).resolve().parent / "eval_sets"
 EVAL_SETS = {"independent": _SETS / "handwritten.jsonl"}
 """The hand-written case-format set, scored as ``independent`` by the final evaluation."""
+
+
+NAME_STOP_EN = tuple(
+    """VPN ERP Wifi WiFi Outlook Excel Word Teams Zoom Slack Laptop Ticket Tickets Device Devices Monitor
+    Phone Password Printer Keyboard Mouse Headset Screen Battery Open Create File Raise Log Submit Replace
+    Request Need Get Give Look Lookup Who Which Where Any My Our New Broken Urgent Help Thanks Also Then
+    And Asset Employee Record Manager Department Office Support Helpdesk Desk Hi Hey Hello""".split()
+)
+"""Capitalized words of helpdesk requests that never start a person's name (besides the derived ones)."""
 
 
 @cache
@@ -35,11 +45,9 @@ def registry() -> Domain:
         tools,
         EXAMPLES,
         me_field="employee_id",
-        name_stop_en=("VPN", "ERP", "Wifi", "WiFi", "Outlook", "Excel", "Laptop", "Ticket", "Device", "Hi"),
+        name_stop_en=NAME_STOP_EN,
         text_cues=TEXT_CUES,
     )
-    from dataclasses import replace
-
     lexicon = replace(lexicon, show_free_text=True)
     return contract_domain(
         "helpdesk",

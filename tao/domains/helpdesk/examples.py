@@ -158,7 +158,7 @@ EXAMPLES: tuple[RequestExample, ...] = (
         priority="high",
     ),
     X(
-        "帮我开个其他工单，问题是工位需要调整",
+        "帮我开个其他工单，工位需要调整",
         "zh",
         "create_ticket",
         employee_id=ME,
@@ -208,7 +208,7 @@ EXAMPLES: tuple[RequestExample, ...] = (
         summary="my keyboard keys sticking",
     ),
     X(
-        "open a ticket: VPN won't connect from home",
+        "open a ticket, VPN won't connect from home",
         "en",
         "create_ticket",
         employee_id=ME,
@@ -389,6 +389,24 @@ EXAMPLES: tuple[RequestExample, ...] = (
         ("get_employee", {"employee_id": "E104233"}),
         ("get_employee", {"employee_id": "${t1.manager_id}"}),
     ),
+    C(
+        "who is E208871's manager? show me the manager's record",
+        "en",
+        ("get_employee", {"employee_id": "E208871"}),
+        ("get_employee", {"employee_id": "${t1.manager_id}"}),
+    ),
+    C(
+        "帮我开个工单，问题是鼠标失灵，然后查一下这个工单的状态",
+        "zh",
+        ("create_ticket", {"employee_id": ME, "category": "hardware", "summary": "鼠标失灵"}),
+        ("get_ticket", {"ticket_id": "${t1.ticket_id}"}),
+    ),
+    C(
+        "open a ticket about my headset not working and then check its status",
+        "en",
+        ("create_ticket", {"employee_id": ME, "category": "hardware", "summary": "my headset not working"}),
+        ("get_ticket", {"ticket_id": "${t1.ticket_id}"}),
+    ),
 )
 
 VALUE_WORDS: dict[str, dict[str, list[str]]] = {
@@ -430,7 +448,8 @@ TEXT_CUES: tuple[str, ...] = (
     r"描述[:：]",
     r"描述是",
     r"摘要[:：]",
-    r"工单[:：]",
+    r"工单[:：，,]",
+    r"(?<![A-Za-z])ticket(?:\s+for\s+me)?\s*[,，-]\s",
     r"(?<![0-9A-Za-z])(?:issue|problem|summary|ticket|details?):",
     r"(?<![A-Za-z])(?:about|regarding|since)(?![A-Za-z])",
     r"(?<![0-9])[:：](?![0-9])",

@@ -38,7 +38,12 @@ def _obj(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
 
 _EMP = {"type": "string", "pattern": ref_or(EMPLOYEE_ID)}
 _TICKET = _obj(
-    {"ticket_id": _STR, "status": {"enum": TICKET_STATUS}, "summary": _STR, "assignee": _STR},
+    {
+        "ticket_id": {"type": "string", "pattern": TICKET_ID},
+        "status": {"enum": TICKET_STATUS},
+        "summary": _STR,
+        "assignee": _STR,
+    },
     ["ticket_id", "status"],
 )
 _DEVICE = _obj({"asset_tag": _STR, "model": _STR, "type": _STR}, ["asset_tag", "model"])
@@ -78,7 +83,7 @@ def helpdesk_tools() -> list[ToolSpec]:
                     "name": _STR,
                     "email": _STR,
                     "department": _STR,
-                    "manager_id": _STR,
+                    "manager_id": {"type": "string", "pattern": EMPLOYEE_ID},
                     "location": _STR,
                 },
                 ["employee_id", "name"],
