@@ -19,8 +19,10 @@ delegation it makes carries the chain on.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
+from collections import OrderedDict
 from typing import Any
 
 from fastapi import FastAPI
@@ -65,6 +67,43 @@ def _plan_of(message: Any) -> Any:
     return None
 
 
+_TRANSIENT = {"TOOL_TRANSIENT", "TOOL_TIMEOUT", "TOOL_CIRCUIT_OPEN", "RATE_LIMITED", "BUDGET_EXHAUSTED"}
+
+
+def _idempotency_key(message: Any, env: Envelope) -> str | None:
+    """The caller's idempotency key (``tao.runtime/idempotency-key``), scoped to its conversation."""
+    from google.protobuf.json_format import MessageToDict
+
+    meta = MessageToDict(message.metadata) if message.metadata else {}
+    key = meta.get("tao.runtime/idempotency-key")
+    return f"{env.conversation_id}:{env.sender}:{key}" if isinstance(key, str) and key else None
+
+
+class _Done:
+    """Results by idempotency key (bounded, least recently used first out) and one lock per key in
+    flight, so a repeated sub-task (a caller's retry, a replayed run) is answered, not run again."""
+
+    def __init__(self, size: int = 1000) -> None:
+        self.size = size
+        self._results: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def lock(self, key: str) -> asyncio.Lock:
+        return self._locks.setdefault(key, asyncio.Lock())
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        hit = self._results.get(key)
+        if hit is not None:
+            self._results.move_to_end(key)
+        return hit
+
+    def put(self, key: str, result: dict[str, Any]) -> None:
+        self._results[key] = result
+        while len(self._results) > self.size:
+            old, _ = self._results.popitem(last=False)
+            self._locks.pop(old, None)
+
+
 def _published(keys: list[str], answer: dict[str, Any]) -> dict[str, Any]:
     """The values of ``keys`` in a run's answer (``{step_id: {output: value}}``), last step wins."""
     out: dict[str, Any] = {}
@@ -90,9 +129,34 @@ def build(app: FastAPI, config: ServerConfig, card: Any) -> list[Any]:
     app.state.a2a_conversations = store
     agent = card.name
 
+    done = _Done()
+
+    async def run_once(
+        conv: Conversation, env: Envelope, plan: Any, engine: Any, text: str, trace: str
+    ) -> dict:
+        from tao.loop.planner import EnginePlanner, ReplayPlanner
+
+        rt = await app.state.run_holder.get()
+        token = CONVERSATION.set(conv)
+        try:
+            if plan is not None:
+                plan = conv.substitute(plan)  # "${bb.KEY}" arguments: logged blackboard reads
+                planner: Any = ReplayPlanner(plan)
+            else:
+                planner = EnginePlanner(engine)
+            report = await rt.loop(planner).run(text, None, trace_id=trace, on_start=conv.attach)
+        finally:
+            CONVERSATION.reset(token)
+        for key, value in _published(env.publish, report.answer).items():
+            conv.write(key, value, agent)
+        body = report.to_dict()
+        keys = ("trace_id", "thought_id", "status", "error_type", "message", "answer", "steps", "planner")
+        result = {k: body[k] for k in keys}
+        result["blackboard_writes"] = {k: e.model_dump(mode="json") for k, e in conv.writes.items()}
+        return result
+
     class TaoAgentExecutor(AgentExecutor):
         async def execute(self, context, event_queue) -> None:
-            from tao.loop.planner import EnginePlanner, ReplayPlanner
             from tao.server.routes_core import TRACE_ID
 
             msg = context.message
@@ -127,44 +191,31 @@ def build(app: FastAPI, config: ServerConfig, card: Any) -> list[Any]:
             engine = getattr(getattr(app.state, "plan_engine", None), "engine", None)
             if plan is None and engine is None:
                 return await fail('the plan engine is not loaded; send a data part {"plan": …} to replay')
-            rt = await app.state.run_holder.get()
-            token = CONVERSATION.set(conv)
+            key = _idempotency_key(msg, env)
+            lock = done.lock(key) if key else None
+            if lock is not None:
+                await lock.acquire()
             try:
-                if plan is not None:
+                result = done.get(key) if key else None
+                if result is None:
                     try:
-                        plan = conv.substitute(plan)  # "${bb.KEY}" arguments: logged blackboard reads
+                        result = await run_once(conv, env, plan, engine, text, trace)
                     except EnvelopeError as exc:
                         return await fail(str(exc))
-                    planner: Any = ReplayPlanner(plan)
+                    if key and result["error_type"] not in _TRANSIENT:
+                        done.put(key, result)
                 else:
-                    planner = EnginePlanner(engine)
-                report = await rt.loop(planner).run(text, None, trace_id=trace, on_start=conv.attach)
+                    result = dict(result, deduplicated=True)  # the same sub-task again: not run twice
             finally:
-                CONVERSATION.reset(token)
-            for key, value in _published(env.publish, report.answer).items():
-                conv.write(key, value, agent)
-            body = report.to_dict()
-            result = {
-                k: body[k]
-                for k in (
-                    "trace_id",
-                    "thought_id",
-                    "status",
-                    "error_type",
-                    "message",
-                    "answer",
-                    "steps",
-                    "planner",
-                )
-            }
-            result["blackboard_writes"] = {k: e.model_dump(mode="json") for k, e in conv.writes.items()}
+                if lock is not None:
+                    lock.release()
             data = Part(media_type="application/json")
             data.data.struct_value.update(_jsonable(result))
             await up.add_artifact([data], name="tao-run")
-            if report.status == "success":
+            if result["status"] == "success":
                 await up.complete()
             else:
-                await fail(f"{report.status}: {report.error_type}: {report.message}")
+                await fail(f"{result['status']}: {result['error_type']}: {result['message']}")
 
         async def cancel(self, context, event_queue) -> None:
             up = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")

@@ -47,3 +47,52 @@ def test_keyed_agent_and_an_outage_after_the_card_was_cached():
         assert ok.parsed_data["status"] == "success" and ok.parsed_data["answer"]["t1"]["count"] >= 1
     gone = _call(A2AConnection(src, cache=cache, api_key="k"), spec).error_info  # card still cached
     assert gone is not None and gone.error_type is ErrorType.TOOL_TRANSIENT and gone.retryable
+
+
+def test_a_repeated_sub_task_is_answered_not_run_twice():
+    """The same idempotency key from the same sender in one conversation: one ticket, two answers."""
+    import uuid
+
+    from a2a import types as a2a
+    from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+    from google.protobuf.json_format import MessageToDict
+
+    create = {
+        "version": "1.0",
+        "intent": "open_ticket",
+        "steps": [{"step_id": "t1", "tool": "create_ticket", "arguments": {"summary": "broken screen"}}],
+    }
+
+    async def send(key: str, plan: dict) -> dict:
+        async with httpx.AsyncClient(timeout=30) as http:
+            card = await A2ACardResolver(http, srv.base).get_agent_card()
+            client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
+            p = a2a.Part(media_type="application/json")
+            p.data.struct_value.update({"plan": plan})
+            msg = a2a.Message(
+                message_id=uuid.uuid4().hex, role=a2a.Role.ROLE_USER, parts=[a2a.Part(text="open one"), p]
+            )
+            msg.metadata.update(
+                {
+                    "tao.runtime/envelope": {
+                        "schema": "tao.a2a.envelope/1.0",
+                        "conversation_id": "c1",
+                        "sender": "s",
+                    },
+                    "tao.runtime/idempotency-key": key,
+                }
+            )
+            ev = [e async for e in client.send_message(a2a.SendMessageRequest(message=msg))][-1]
+            return next(
+                MessageToDict(x.data) for art in ev.task.artifacts for x in art.parts if x.HasField("data")
+            )
+
+    srv = ThreadServer(create_app(ServerConfig(load_model=False, registry="helpdesk_domain:domain")))
+    with srv:
+        first, again = asyncio.run(send("k1", create)), asyncio.run(send("k1", create))
+        other = asyncio.run(send("k2", create))
+        listing = asyncio.run(send("k3", LIST))
+    t1 = first["answer"]["t1"]["ticket_id"]
+    assert again["answer"]["t1"]["ticket_id"] == t1 and again.get("deduplicated") is True
+    assert "deduplicated" not in first and other["answer"]["t1"]["ticket_id"] != t1
+    assert listing["answer"]["t1"]["count"] == 3  # the seeded ticket + two created, not three
