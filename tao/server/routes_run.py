@@ -241,6 +241,9 @@ def register(app: FastAPI, config: ServerConfig) -> None:
             resp = await _run(request, body, session, keyed.thought_id)
             await keyed.finish(bytes(resp.body))
             return resp
+        except ApiError:
+            await keyed.abandon()  # refused before running (4xx/503): the key stays free
+            raise
         finally:
             await keyed.release()
 

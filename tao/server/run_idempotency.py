@@ -149,6 +149,13 @@ class KeyedRun:
         except BackendUnavailable:
             pass  # the reply still goes out; a resend re-runs with the same step keys
 
+    async def abandon(self) -> None:
+        """Forget the body's fingerprint: the request was refused before anything ran."""
+        try:
+            await self.b.delete(self.k_run)
+        except BackendUnavailable:
+            pass
+
     async def release(self) -> None:
         if self._hb is not None:
             await self._hb.__aexit__(None, None, None)
