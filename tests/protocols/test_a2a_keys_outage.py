@@ -96,3 +96,39 @@ def test_a_repeated_sub_task_is_answered_not_run_twice():
     assert again["answer"]["t1"]["ticket_id"] == t1 and again.get("deduplicated") is True
     assert "deduplicated" not in first and other["answer"]["t1"]["ticket_id"] != t1
     assert listing["answer"]["t1"]["count"] == 3  # the seeded ticket + two created, not three
+
+
+def test_registry_ref_a2a_makes_one_agent_a_domain():
+    """``--registry a2a+http://HOST:PORT``: the remote agent is the whole domain (no mock service),
+    run through the loop like any domain; an unreachable agent is a DomainLoadError."""
+    import pytest
+    from serve_helpers import free_port
+
+    from tao.domains import DomainLoadError, load_domain
+    from tao.loop.planner import ReplayPlanner
+    from tao.loop.runtime import Runtime
+
+    with pytest.raises(DomainLoadError, match="a2a"):
+        load_domain(f"a2a+http://127.0.0.1:{free_port()}")
+    srv = ThreadServer(create_app(ServerConfig(load_model=False, registry="helpdesk_domain:domain")))
+    with srv:
+        dom = load_domain(f"a2a+{srv.base}")
+        tool = "ask_tao_runtime_helpdesk_test"  # no alias in a registry ref: named after the card
+        assert dom.transport == f"a2a+{srv.base}" and [t.name for t in dom.tools] == [tool]
+        plan = {
+            "version": "1.0",
+            "intent": "remote_open",
+            "steps": [{"step_id": "t1", "tool": tool, "arguments": {"request": "open?", "plan": LIST}}],
+        }
+
+        async def go():
+            rt = Runtime(domain=dom)
+            try:
+                assert rt.mock is None and rt.registry.export()[0]["transport"] == "a2a"
+                return await rt.loop(ReplayPlanner(plan)).run("which tickets are open?")
+            finally:
+                await rt.aclose()
+
+        report = asyncio.run(go())
+    assert report.status == "success", report.message
+    assert report.answer["t1"]["answer"]["t1"]["count"] >= 1
