@@ -12,7 +12,10 @@ from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from google.protobuf.json_format import MessageToDict
 from serve_helpers import ServeProcess, wait_http
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.timeout(900),
+]  # a tiny checkpoint + a server: minutes on a loaded VM
 
 
 def test_text_only_message_is_planned_by_the_engine(tiny_checkpoint, tmp_path):

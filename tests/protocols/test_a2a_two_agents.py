@@ -28,7 +28,7 @@ from serve_helpers import ServeProcess, wait_http
 
 from tao.contracts.envelope import ENVELOPE_KEY
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]  # two servers start inside the first test
 HERE = Path(__file__).resolve().parent
 
 
