@@ -301,10 +301,16 @@ def test_disabled_composer_is_the_inner_engine():
 
 
 def test_selection_flag(monkeypatch):
+    from thought_model import compose
     from thought_model.compose import maybe_composing
 
     inner = FakeEngine([])
     monkeypatch.delenv("TAO_COMPOSE", raising=False)
+    monkeypatch.setattr(compose, "COMPOSE_DEFAULT", False)
+    assert maybe_composing(inner) is inner
+    monkeypatch.setattr(compose, "COMPOSE_DEFAULT", True)
+    assert isinstance(maybe_composing(inner), ComposingEngine)
+    monkeypatch.setenv("TAO_COMPOSE", "0")
     assert maybe_composing(inner) is inner
     monkeypatch.setenv("TAO_COMPOSE", "1")
     assert isinstance(maybe_composing(inner), ComposingEngine)

@@ -50,6 +50,7 @@ def test_load_cpu_engine(tiny_checkpoint, monkeypatch):
     from thought_model.engine.cpu import CpuEngine
 
     monkeypatch.setenv("TAO_ENGINE", "cpu")
+    monkeypatch.setenv("TAO_COMPOSE", "0")  # the bare engine (the hybrid wrapper is on by default)
     eng = load_engine(checkpoint=tiny_checkpoint, codec=GenericCodec())
     try:
         assert isinstance(eng, CpuEngine) and eng.name == "cpu"

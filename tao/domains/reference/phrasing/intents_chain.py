@@ -571,54 +571,6 @@ CHAIN_INTENTS: list[IntentSpec] = [
         ),
     ),
     IntentSpec(
-        "refund_full_amount",
-        (
-            S("get_order_status", {"order_id": "{order}"}),
-            S("refund_payment", {"order_id": "{order}", "amount": "${t1.amount}"}, _ID),
-        ),
-        zh=(
-            "订单{order}付了多少退多少",
-            "给订单{order}全额退款",
-            "查一下订单{order}的金额，然后全部退给客户",
-            "订单{order}按原价全额退回",
-            "麻烦您把订单{order}的钱全额退了，谢谢",
-            "先看看{order}这单付了多少钱，再原数退款",
-            "订单号{order}，全款退掉",
-            "{order}这笔订单的钱全部退回去",
-            "订单{order}要全额退款，金额按订单来",
-            "帮我给订单{order}退全款",
-            "把订单{order}付的钱原路全退",
-            "订单{order}退款，付了多少就退多少",
-            "查下订单{order}的支付金额，接着按这个数全额退款",
-            # missing
-            "这个订单付了多少退多少",
-            "帮我给那笔订单全额退款",
-            # held out (last)
-            "单号{order}那笔，客户付了几块就如数退几块",
-        ),
-        en=(
-            "refund order {order} in full",
-            "give a full refund for order {order}",
-            "check how much order {order} was, then refund the whole amount",
-            "please refund everything the customer paid for order {order}",
-            "could you please issue a full refund on order {order}? thanks",
-            "order {order}: refund the full amount",
-            "look up the amount of order {order} and refund all of it",
-            "refund the total of order {order}",
-            "I want the whole amount of order {order} refunded",
-            "please fully refund {order}",
-            "for order {order}, refund whatever the customer paid, all of it",
-            "get the order total for {order}, then refund that amount",
-            "can you refund order {order} for the full price",
-            # missing
-            "refund my order in full",
-            "give a full refund for that order",
-            # held out (last)
-            "pay back every cent charged on order {order}",
-        ),
-    ),
-    # ------------------------------------------------------------------ E. me as the source of a value
-    IntentSpec(
         "email_myself",
         (
             S("get_user_profile", {"user_id": "<ME>"}),
@@ -666,3 +618,60 @@ CHAIN_INTENTS: list[IntentSpec] = [
         ),
     ),
 ]
+
+
+NUMERIC_REF_PENDING: list[IntentSpec] = [
+    IntentSpec(
+        "refund_full_amount",
+        (
+            S("get_order_status", {"order_id": "{order}"}),
+            S("refund_payment", {"order_id": "{order}", "amount": "${t1.amount}"}, _ID),
+        ),
+        zh=(
+            "订单{order}付了多少退多少",
+            "给订单{order}全额退款",
+            "查一下订单{order}的金额，然后全部退给客户",
+            "订单{order}按原价全额退回",
+            "麻烦您把订单{order}的钱全额退了，谢谢",
+            "先看看{order}这单付了多少钱，再原数退款",
+            "订单号{order}，全款退掉",
+            "{order}这笔订单的钱全部退回去",
+            "订单{order}要全额退款，金额按订单来",
+            "帮我给订单{order}退全款",
+            "把订单{order}付的钱原路全退",
+            "订单{order}退款，付了多少就退多少",
+            "查下订单{order}的支付金额，接着按这个数全额退款",
+            # missing
+            "这个订单付了多少退多少",
+            "帮我给那笔订单全额退款",
+            # held out (last)
+            "单号{order}那笔，客户付了几块就如数退几块",
+        ),
+        en=(
+            "refund order {order} in full",
+            "give a full refund for order {order}",
+            "check how much order {order} was, then refund the whole amount",
+            "please refund everything the customer paid for order {order}",
+            "could you please issue a full refund on order {order}? thanks",
+            "order {order}: refund the full amount",
+            "look up the amount of order {order} and refund all of it",
+            "refund the total of order {order}",
+            "I want the whole amount of order {order} refunded",
+            "please fully refund {order}",
+            "for order {order}, refund whatever the customer paid, all of it",
+            "get the order total for {order}, then refund that amount",
+            "can you refund order {order} for the full price",
+            # missing
+            "refund my order in full",
+            "give a full refund for that order",
+            # held out (last)
+            "pay back every cent charged on order {order}",
+        ),
+    ),
+    # ------------------------------------------------------------------ E. me as the source of a value
+]
+"""Chains whose reference lands in a numeric argument (``refund_payment.amount = ${t1.amount}``).
+Not merged into ``INTENTS``: the tool contracts and the plan grammar take step references only in
+string fields, so constrained decoding cannot emit this plan (the generated targets failed the
+grammar's own schema check). The round-7 checkpoint was trained with these rows (data of commit
+7df89d4) before this was caught; merge them back once numeric fields accept references."""
