@@ -202,7 +202,12 @@ class TaoLoop:
     ) -> Snapshot | None:
         if self.carry is None:
             return None
-        asked = [e.payload["insufficient"] for e in traj.events if "insufficient" in e.payload]
+        # reading traj.events builds and redacts every event: only when an open question or a
+        # missing plan can use the insufficient-context payload (the lean path stays lean)
+        need = bool(report.required_fields) or report.plan is None
+        asked = (
+            [e.payload["insufficient"] for e in traj.events if "insufficient" in e.payload] if need else []
+        )
         return build_snapshot(
             snap,
             request=request,
