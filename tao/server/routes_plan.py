@@ -1,5 +1,7 @@
 """``POST /v1/plan``: request text + session + optional tool subset -> a checked ThoughtPlan.
 
+The text is ``request`` (``text`` is its deprecated alias, :mod:`tao.server.request_text`).
+
 The plan engine is loaded in a background thread at startup (``/readyz`` reports it); until it is
 ready the endpoint answers 503. A session whose ``user_id`` breaks the domain's user-id rule is a
 typed 422 (``invalid_user_id``) before any decoding. Every plan is resolved
@@ -27,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tao.contracts import ErrorType, InsufficientContext, SessionState
 from tao.loop.plancheck import PlanValidator
 from tao.loop.resolve import ResolveError, for_check, resolve_plan, user_id_checker
+from tao.server import request_text
 from tao.server.config import ServerConfig
 from tao.server.errors import ApiError
 from tao.server.metrics import ENGINE_READY, PLAN_RESULTS, STAGE_LATENCY, record_plan_stats
@@ -42,7 +45,9 @@ class PlanBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="the user's request")
+    request: str = Field(
+        min_length=1, max_length=MAX_TEXT_CHARS, description="the user's request (deprecated alias: text)"
+    )
     session: SessionState | None = None
     tools: list[str] | None = Field(default=None, min_length=1, description="tool subset (default: all)")
     deadline_ms: float | None = Field(default=None, gt=0, le=600_000, description="generation budget")
@@ -121,12 +126,26 @@ def validate_body(model: type[_Body], data: Any) -> _Body:
         raise ApiError(422, "invalid_request", msg, field=loc) from None
 
 
-def _check_text(text: str) -> None:
+def _check_text(text: str, field: str = "/request") -> None:
     for ch, name in _FORBIDDEN.items():
         if ch in text:
-            raise ApiError(400, "invalid_text", f"text contains {name}", field="/text")
+            raise ApiError(400, "invalid_text", f"{field[1:]} contains {name}", field=field)
     if not text.strip():
-        raise ApiError(422, "invalid_request", "text is blank", field="/text")
+        raise ApiError(422, "invalid_request", f"{field[1:]} is blank", field=field)
+
+
+def _plan_body(raw: bytes) -> tuple[PlanBody, str]:
+    """The body (``text`` accepted as the deprecated name of ``request``) and the name used."""
+    data = parse_json_body(raw)
+    used = request_text.take_alias(data, "/v1/plan")
+    try:
+        body = validate_body(PlanBody, data)
+    except ApiError as exc:
+        exc.field = request_text.pointer(exc.field, used)
+        exc.message = exc.message.replace("/request", f"/{used}")
+        raise
+    _check_text(body.request, f"/{used}")
+    return body, used
 
 
 _ERROR_STATUS = {ErrorType.BUDGET_EXHAUSTED: 504, ErrorType.TOOL_UNKNOWN: 422}
@@ -164,7 +183,9 @@ def register(app: FastAPI, config: ServerConfig) -> None:
                 "required": True,
                 "content": {
                     "application/json": {
-                        "schema": PlanBody.model_json_schema(ref_template="#/components/schemas/{model}")
+                        "schema": request_text.body_schema(
+                            PlanBody.model_json_schema(ref_template="#/components/schemas/{model}")
+                        )
                     }
                 },
             }
@@ -174,8 +195,7 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         from thought_model.engine.base import PlanRequest
 
         t0 = time.perf_counter()
-        body = validate_body(PlanBody, parse_json_body(await request.body()))
-        _check_text(body.text)
+        body, used = _plan_body(await request.body())
         if body.session is not None and body.session.user_id is not None:
             problem = check_user(body.session.user_id)
             if problem:  # before any decoding: the model would plan "my orders" for a bad id
@@ -195,7 +215,7 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         STAGE_LATENCY.labels(endpoint="/v1/plan", stage="parse").observe(time.perf_counter() - t0)
         t1 = time.perf_counter()
         req = PlanRequest(
-            text=body.text,
+            text=body.request,
             session=body.session,
             tools=body.tools,
             deadline_s=body.deadline_ms / 1000.0 if body.deadline_ms else None,
@@ -247,4 +267,4 @@ def register(app: FastAPI, config: ServerConfig) -> None:
             out["order"] = check.get("order")
             PLAN_RESULTS.labels(outcome="plan").inc()
         STAGE_LATENCY.labels(endpoint="/v1/plan", stage="total").observe(time.perf_counter() - t0)
-        return Response(orjson.dumps(out), media_type="application/json")
+        return request_text.mark(Response(orjson.dumps(out), media_type="application/json"), used)

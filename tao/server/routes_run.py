@@ -1,6 +1,7 @@
 """``POST /v1/run`` (the whole TAO loop over HTTP) and ``GET /v1/tools`` (the tool contracts).
 
-Request: ``{"request": str, "session": SessionState?, "plan": ThoughtPlan?, "approve": [tool]?}``
+Request: ``{"request": str, "session": SessionState?, "plan": ThoughtPlan?, "approve": [tool]?}`` (``text``:
+the deprecated name of ``request``, :mod:`tao.server.request_text`)
 (``approve``: over-limit writes of these tools, from a key with the ``approve`` role only; a
 high-risk call or a contact change is approved only through ``POST /v1/runs/{run_id}/approve``).
 With ``plan`` the model is skipped (plan replay, used by the load tester to isolate runtime
@@ -35,6 +36,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from tao.contracts import SessionState
+from tao.server import request_text
 from tao.server.config import ServerConfig
 from tao.server.errors import ApiError
 
@@ -123,23 +125,25 @@ class RunHolder:
             self.runtime = None
 
 
-def _parse(raw: bytes) -> RunBody:
+def _parse(raw: bytes) -> tuple[RunBody, str]:
+    """The body (``text`` accepted as the deprecated name of ``request``) and the name used."""
     from tao.server.body import check_text, parse_json
 
     data = parse_json(raw)  # the shared input policy
+    used = request_text.take_alias(data, "/v1/run")
     if isinstance(data, dict) and isinstance(data.get("request"), str):
-        check_text(data["request"], "/request")
+        check_text(data["request"], f"/{used}")
     from pydantic import ValidationError
 
     try:
         body = RunBody.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        loc = "/" + "/".join(str(p) for p in first.get("loc", ()))
+        loc = request_text.pointer("/" + "/".join(str(p) for p in first.get("loc", ())), used)
         raise ApiError(422, "invalid_request", str(first.get("msg", "invalid request")), field=loc) from None
     if not body.request.strip():
-        raise ApiError(422, "invalid_request", "request is blank", field="/request")
-    return body
+        raise ApiError(422, "invalid_request", f"{used} is blank", field=f"/{used}")
+    return body, used
 
 
 def tenant_of(request: Request) -> str:
@@ -210,7 +214,9 @@ def register(app: FastAPI, config: ServerConfig) -> None:
                 "required": True,
                 "content": {
                     "application/json": {
-                        "schema": RunBody.model_json_schema(ref_template="#/components/schemas/{model}")
+                        "schema": request_text.body_schema(
+                            RunBody.model_json_schema(ref_template="#/components/schemas/{model}")
+                        )
                     }
                 },
             }
@@ -220,11 +226,11 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         from tao.server.run_idempotency import KeyedRun, RunIdemConfig, check_key, fingerprint
 
         raw = await request.body()
-        body = _parse(raw)
+        body, used = _parse(raw)
         session = _bind_session(request, body)
         idem = request.headers.get("idempotency-key")
         if idem is None:
-            return await _run(request, body, session, None)
+            return request_text.mark(await _run(request, body, session, None), used)
         check_key(idem)
         rt = await holder.get()
         keyed = KeyedRun(
@@ -236,11 +242,14 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         )
         recorded = await keyed.begin()
         if recorded is not None:
-            return Response(recorded, media_type="application/json", headers={"Idempotent-Replayed": "true"})
+            replayed = Response(
+                recorded, media_type="application/json", headers={"Idempotent-Replayed": "true"}
+            )
+            return request_text.mark(replayed, used)
         try:
             resp = await _run(request, body, session, keyed.thought_id)
             await keyed.finish(bytes(resp.body))
-            return resp
+            return request_text.mark(resp, used)
         except ApiError:
             await keyed.abandon()  # refused before running (4xx/503): the key stays free
             raise
