@@ -16,6 +16,12 @@ BUCKET_DEGRADED = Gauge(
     ["tenant"],
     registry=REGISTRY,
 )
+SHARED_DEGRADED = Gauge(
+    "tao_shared_state_degraded",
+    "1 while a Redis-shared piece (breaker | cooldown) runs on its per-process fallback (Redis unreachable)",
+    ["piece"],
+    registry=REGISTRY,
+)
 ADMISSIONS = Counter(
     "tao_router_admissions_total",
     "Token-second bucket decisions (admitted | rejected)",

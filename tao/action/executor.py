@@ -20,11 +20,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tao.action.argcheck import validate_args
-from tao.action.breaker import BreakerBoard, BreakerConfig
+from tao.action.breaker import Board, BreakerBoard, BreakerConfig
 from tao.action.dedup import DedupConfig, StepGuard
 from tao.action.http_tools import CallContext
-from tao.action.idempotency import IdempotencyBackend, LocalLocks, MemoryIdempotency, idempotency_key
+from tao.action.idempotency import (
+    IdempotencyBackend,
+    LocalLocks,
+    MemoryIdempotency,
+    args_digest,
+    idempotency_key,
+)
 from tao.action.normalize import truncate
+from tao.action.outbound import OutboundRejected, prepare
 from tao.action.permissions import Approver, check_permission
 from tao.action.policy import DEFAULT_JITTER_S, FALLBACK_ON, fallback_args, is_retryable, jitter, retry_budget
 from tao.action.registry import RegisteredTool, ToolRegistry
@@ -39,6 +46,7 @@ class ExecutorConfig:
     jitter_s: tuple[float, float] = DEFAULT_JITTER_S  # sleep before a retry
     max_retries: int | None = None  # global cap on the contracts' retry budgets
     breaker: BreakerConfig = field(default_factory=BreakerConfig)
+    breaker_redis_url: str | None = None  # set: one breaker per tool shared by every replica
     use_fallback: bool = True
     dedup: DedupConfig = field(default_factory=DedupConfig)
 
@@ -55,6 +63,10 @@ class ExecContext:
     headers: dict[str, str] = field(default_factory=dict)
     attempt_tag: str = ""  # distinguishes correction retries in X-Request-ID, never in the key
     tenant: str | None = None  # part of the idempotency key (tenants never share records)
+    # A replay's recorded digest of the original arguments (trajectories store them redacted): it
+    # keys the call; a non-idempotent call whose arguments differ from it is answered only from its
+    # done record, never made.
+    args_digest: str | None = None
 
 
 def _error(tool: str, step_id: str | None, et: ErrorType, msg: str, **kw: Any) -> ActionResult:
@@ -75,7 +87,11 @@ class ToolExecutor:
     ) -> None:
         self.registry = registry
         self.config = config or ExecutorConfig()
-        self.breakers = BreakerBoard(self.config.breaker, clock)
+        self.breakers: Board = BreakerBoard(self.config.breaker, clock)
+        if self.config.breaker_redis_url:
+            from tao.action.breaker_redis import RedisBreakerBoard
+
+            self.breakers = RedisBreakerBoard.from_url(self.config.breaker_redis_url, self.config.breaker)
         self.idempotency: IdempotencyBackend = idempotency or MemoryIdempotency()
         self.guard = StepGuard(self.idempotency, self.config.dedup)
         self._local = LocalLocks()
@@ -98,6 +114,20 @@ class ToolExecutor:
                 received=tool,
             )
         spec = reg.spec
+        digest = args_digest(args)  # of the arguments as planned and resolved (before escaping)
+        try:
+            args = prepare(spec, args)  # outbound text made inert (or refused) before approval
+        except OutboundRejected as exc:
+            return _error(
+                tool,
+                ctx.step_id,
+                ErrorType.TOOL_ARGUMENT_INVALID,
+                str(exc),
+                field="/" + exc.field,
+                expected=exc.expected,
+                received=exc.received,
+                retryable=False,
+            )
         denied = await check_permission(
             spec, args, ctx.approver, thought_id=ctx.thought_id, step_id=ctx.step_id
         )
@@ -121,9 +151,20 @@ class ToolExecutor:
         if spec.idempotent:
             result = await self._run(reg, args, ctx, None, _fallback_depth)
         else:
-            key = idempotency_key(ctx.thought_id, ctx.step_id, tool, args, ctx.tenant)
+            replayed = ctx.args_digest is not None and ctx.args_digest != digest
+            key = idempotency_key(ctx.thought_id, ctx.step_id, tool, ctx.args_digest or digest, ctx.tenant)
 
             async def call() -> ActionResult:
+                if replayed:  # a replay with other (redacted) arguments and no done record
+                    return _error(
+                        tool,
+                        ctx.step_id,
+                        ErrorType.LOW_CONFIDENCE,
+                        f"replayed {tool} call: its arguments differ from the recorded call's (the "
+                        "trajectory stores them redacted) and no record of the original call's result "
+                        "was found; it is not re-executed",
+                        retryable=False,
+                    )
                 return await self._run(reg, args, ctx, key, _fallback_depth)
 
             async with self._local.lock(key):  # one replica's duplicates wait here, not on the store
@@ -149,12 +190,13 @@ class ToolExecutor:
         budget = retry_budget(spec, self.config.max_retries)
         result: ActionResult | None = None
         attempts = 0
-        if not breaker.allow():
+        permit = await breaker.aallow()
+        if not permit.ok:
             result = _error(
                 spec.name,
                 ctx.step_id,
                 ErrorType.TOOL_CIRCUIT_OPEN,
-                f"circuit open for '{spec.name}' (retry after {breaker.retry_after_s():.1f} s)",
+                f"circuit open for '{spec.name}' (retry after {permit.retry_after_s:.1f} s)",
                 retryable=False,
             )
         else:
@@ -162,7 +204,7 @@ class ToolExecutor:
                 attempts += 1
                 timeout = self._timeout_s(spec, ctx)
                 if timeout <= 0:
-                    breaker.release()  # not the tool's fault: free a half-open probe slot
+                    await breaker.arelease(permit)  # not the tool's fault: free a half-open probe slot
                     result = _error(
                         spec.name, ctx.step_id, ErrorType.BUDGET_EXHAUSTED, "wall-time budget exhausted"
                     )
@@ -170,11 +212,14 @@ class ToolExecutor:
                 result = await self._call_once(reg, args, ctx, key, attempts, timeout)
                 et = result.error_info.error_type if result.error_info else None
                 if is_retryable(et):
-                    breaker.record_failure()
+                    await breaker.afailure(permit)
                 else:
-                    breaker.record_success()  # success, or a 4xx: the service is up
+                    await breaker.asuccess(permit)  # success, or a 4xx: the service is up
                     break
-                if attempts > budget or not breaker.allow():
+                if attempts > budget:
+                    break
+                permit = await breaker.aallow()
+                if not permit.ok:
                     break
                 self.stats["retries"] += 1
                 await asyncio.sleep(jitter(self.rng, self.config.jitter_s))
@@ -235,3 +280,4 @@ class ToolExecutor:
     async def aclose(self) -> None:
         await self.registry.aclose()
         await self.idempotency.aclose()
+        await self.breakers.aclose()
