@@ -92,7 +92,8 @@ class RunHolder:
                             tools_url=self.config.tools_url,
                             trajectory_path=Path(path) if path else None,
                             executor=ExecutorConfig(
-                                dedup=DedupConfig(lock_ttl_s=self.lock_ttl_s, done_ttl_s=self.done_ttl_s)
+                                dedup=DedupConfig(lock_ttl_s=self.lock_ttl_s, done_ttl_s=self.done_ttl_s),
+                                breaker_redis_url=self.config.redis_url,  # one breaker per tool, fleet-wide
                             ),
                             # finish (with BUDGET_EXHAUSTED) before the server's timeout
                             loop=LoopConfig(wall_time_s=max(1.0, 0.9 * self.config.request_timeout_s)),
