@@ -22,6 +22,7 @@ from datetime import date
 
 from tao.contracts import SessionState, ToolSpec
 from tao.contracts.domain import Lexicon
+from tao.contracts.timeexpr import session_today as local_today
 from thought_model.entities import ME_SLOT, Perception, perceive, slot_tokens
 
 BOS_TOKEN = "<|bos|>"
@@ -48,10 +49,9 @@ class PreparedPrompt:
 
 
 def session_today(session: SessionState | None) -> date:
-    """The date perception resolves year-less dates against: the session clock, else today."""
-    if session is not None and session.now is not None:
-        return session.now.date()
-    return date.today()
+    """The date perception resolves weekdays and year-less dates against: the session's local date
+    (its clock in its time zone, :func:`tao.contracts.timeexpr.session_today`)."""
+    return local_today(session)
 
 
 def prepare_prompt(

@@ -55,6 +55,17 @@ def session_now(session: SessionState | None) -> datetime:
     return now.astimezone(tz)
 
 
+def session_today(session: SessionState | None) -> date:
+    """The session's local date: its ``now`` (or the server clock) in its time zone, so a session in
+    Asia/Shanghai at 23:30 UTC is already on the next day. An unknown time zone falls back to the
+    date the clock itself shows (resolving a time symbol reports that zone as an error)."""
+    try:
+        return session_now(session).date()
+    except TimeSymbolError:
+        now = session.now if session and session.now else datetime.now(UTC)
+        return now.date()
+
+
 def _month_range(year: int, month: int) -> tuple[date, date]:
     start = date(year, month, 1)
     nxt = date(year + (month == 12), month % 12 + 1, 1)
