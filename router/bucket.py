@@ -82,7 +82,10 @@ class LocalBucket:
         tenant: str = "default",
         backend: str = "local",
         clock: Callable[[], float] = time.monotonic,
+        initial: float | None = None,
     ) -> None:
+        """``initial``: the starting level in token*s (default: full). The degraded fallback of a
+        Redis bucket starts empty (0), so an outage never hands out a full bucket per replica."""
         self.config = config
         self.tenant = tenant
         self._backend = backend
@@ -90,7 +93,7 @@ class LocalBucket:
         self._rate = config.rate
         self._clock = clock
         self._lock = threading.Lock()
-        self._level = config.capacity
+        self._level = config.capacity if initial is None else min(config.capacity, float(initial))
         self._ts = clock()
 
     def _refill(self, now: float) -> None:

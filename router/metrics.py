@@ -16,6 +16,12 @@ BUCKET_DEGRADED = Gauge(
     ["tenant"],
     registry=REGISTRY,
 )
+BUCKET_RESTARTS = Counter(
+    "tao_router_bucket_redis_restarts_total",
+    "Times a Redis-backed bucket found its epoch gone or changed (Redis restarted or flushed)",
+    ["tenant"],
+    registry=REGISTRY,
+)
 SHARED_DEGRADED = Gauge(
     "tao_shared_state_degraded",
     "1 while a Redis-shared piece (breaker | cooldown) runs on its per-process fallback (Redis unreachable)",

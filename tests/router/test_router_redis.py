@@ -22,6 +22,7 @@ CFG = BucketConfig(capacity=1000.0, window_s=10_000.0)
 def test_replicas_share_one_bucket(redis_server, tenant):
     a = RedisBucket(CFG, RedisBucketConfig(url=redis_server.url), tenant=tenant)
     b = RedisBucket(CFG, RedisBucketConfig(url=redis_server.url), tenant=tenant)
+    a.reset()
     assert a.try_acquire(700).ok
     assert not b.try_acquire(700).ok  # b sees a's admission
     assert b.try_acquire(300).ok
@@ -43,6 +44,7 @@ def test_keys_share_one_hash_tag(redis_server, tenant):
 @pytest.mark.slow
 def test_script_reloaded_after_noscript(redis_server, tenant):
     bucket = RedisBucket(CFG, RedisBucketConfig(url=redis_server.url), tenant=tenant)
+    bucket.reset()
     assert bucket.try_acquire(10).ok and bucket.script_loads == 1
     client = redis.Redis.from_url(redis_server.url)
     client.script_flush()
@@ -59,28 +61,98 @@ def _gauge(tenant: str) -> float | None:
 def test_degrades_when_redis_stops_and_recovers_when_it_returns(tenant, caplog):
     server = RedisServer().start()
     try:
+        fast = BucketConfig(capacity=1000.0, window_s=10.0)  # refills 100 token*s per second
         bucket = RedisBucket(
-            CFG,
+            fast,
             RedisBucketConfig(url=server.url, replicas=4, reconnect_interval_s=0.2, socket_timeout_s=0.2),
             tenant=tenant,
         )
+        bucket.reset()
         assert bucket.try_acquire(900).ok and not bucket.degraded
         server.stop()
         with caplog.at_level(logging.WARNING, logger="tao.router.bucket"):
             adm = bucket.try_acquire(100)
         assert bucket.degraded and _gauge(tenant) == 1.0
-        assert adm.ok and adm.backend == "degraded"
+        assert not adm.ok and adm.backend == "degraded"  # the local share starts empty, never full
         assert "degraded" in caplog.text
-        # local fallback holds capacity / replicas = 250: 100 taken, 150 left
-        assert bucket.try_acquire(150).ok and not bucket.try_acquire(10).ok
+        # the share is capacity / replicas = 250, refilled at rate / replicas = 25 per second
+        time.sleep(1.0)
+        adm = bucket.try_acquire(20)
+        assert adm.ok and adm.backend == "degraded"
+        assert not bucket.try_acquire(20).ok  # ~25 refilled, 20 taken
         bucket.settle(adm, 0)  # degraded admissions settle locally
-        assert bucket.try_acquire(100).ok
-        server.start()  # same port, empty state (no persistence)
+        assert bucket.try_acquire(20).ok
+        server.start()  # same port, empty state (no persistence): a restarted Redis
         time.sleep(0.25)
-        adm = bucket.try_acquire(1000)
-        assert adm.ok and adm.backend == "redis"
-        assert not bucket.degraded and _gauge(tenant) == 0.0
+        adm = bucket.try_acquire(50)
+        assert not adm.ok and adm.backend == "redis"  # not full again: refilled from empty
+        assert not bucket.degraded and _gauge(tenant) == 0.0 and bucket.restarts_seen == 1
+        time.sleep(0.6)
+        assert bucket.try_acquire(50).ok  # the shared bucket refills at its rate
         bucket.close()
+    finally:
+        server.close()
+
+
+@pytest.mark.timeout(60)
+def test_blip_charges_what_was_admitted_while_degraded(tenant):
+    """Redis unreachable but not restarted: the shared bucket refilled meanwhile, so what the
+    replica admitted on its share is charged to it when Redis answers again."""
+    server = RedisServer().start()
+    try:
+        cfg = BucketConfig(capacity=1000.0, window_s=10.0)
+        rc = RedisBucketConfig(url=server.url, replicas=1, reconnect_interval_s=0.2, socket_timeout_s=0.2)
+        a, other = RedisBucket(cfg, rc, tenant=tenant), RedisBucket(cfg, rc, tenant=tenant)
+        a.reset()
+        assert a.try_acquire(1000).ok
+        client = redis.Redis.from_url(server.url)
+        client.client_pause(1500, all=True)  # Redis stalls: the replica degrades, Redis keeps its state
+        adm = a.try_acquire(10)
+        assert a.degraded and adm.backend == "degraded" and not adm.ok
+        time.sleep(1.0)
+        taken = sum(100.0 for _ in range(5) if a.try_acquire(100).ok)
+        assert 0 < taken <= 200.0  # about 1.3 s of the rate (100/s) at most
+        time.sleep(1.0)  # the pause ends; the shared bucket has refilled ~250 meanwhile
+        adm = a.try_acquire(1.0)
+        assert adm.backend == "redis" and not a.degraded
+        level = float(client.hget(a.keys[0], "level"))  # pyright: ignore[reportArgumentType]
+        assert level <= 3.0 * 100 - taken + 30  # the degraded admissions were charged to it
+        assert a.restarts_seen == 0 and other.try_acquire(1.0).backend == "redis"
+        client.close(), a.close(), other.close()
+    finally:
+        server.close()
+
+
+@pytest.mark.timeout(60)
+def test_restarted_redis_never_admits_above_the_bound(tenant):
+    """Three replicas' buckets, Redis killed and restarted mid-run: everything admitted (Redis and
+    degraded) stays within capacity + rate * elapsed."""
+    server = RedisServer().start()
+    try:
+        cfg = BucketConfig(capacity=300.0, window_s=3.0)  # 100 token*s per second
+        rc = RedisBucketConfig(url=server.url, replicas=3, reconnect_interval_s=0.2, socket_timeout_s=0.2)
+        buckets = [RedisBucket(cfg, rc, tenant=tenant) for _ in range(3)]
+        buckets[0].reset()
+        admitted = 0.0
+        t0 = time.monotonic()
+        phase_end = [t0 + 1.5, t0 + 3.0, t0 + 5.0]  # Redis up, down, up again (restarted)
+        for i, end in enumerate(phase_end):
+            if i == 1:
+                server.stop()
+            if i == 2:
+                server.start()
+            while time.monotonic() < end:
+                for b in buckets:
+                    if b.try_acquire(10.0).ok:
+                        admitted += 10.0
+                time.sleep(0.005)
+        elapsed = time.monotonic() - t0
+        bound = cfg.capacity + cfg.rate * elapsed
+        assert admitted <= bound, (admitted, bound)
+        assert admitted >= 0.5 * bound  # and it did keep admitting
+        assert sum(b.restarts_seen for b in buckets) >= 1
+        for b in buckets:
+            b.close()
     finally:
         server.close()
 
@@ -96,7 +168,8 @@ async def test_async_path_degrades_too(tenant):
         assert (await bucket.atry_acquire(10)).backend == "redis"
         server.stop()
         adm = await bucket.atry_acquire(10)
-        assert adm.ok and adm.backend == "degraded" and bucket.degraded
+        assert not adm.ok and adm.backend == "degraded" and bucket.degraded  # the share starts empty
+        assert adm.wait_s == pytest.approx(10 / (CFG.rate / 2), rel=0.05)  # refilled at rate / replicas
         await bucket.aclose()
         bucket.close()
     finally:
