@@ -160,6 +160,11 @@ class Domain:
     transport: str | None = None
     """How the runtime calls the tools: None = HTTP (``tools_url`` or the mock service); an
     ``mcp+stdio:…`` / ``mcp+http(s)://…`` ref = through that MCP server (``tao.action.mcp_tools``)."""
+    response_samples: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    """Tool name -> samples of the tool's real response bodies (``parsed_data``). Loading the domain
+    (``tao.domains.load_domain``) checks each against the tool's response schema and observation
+    rules with the Rust checker and fails naming the sample and the JSON pointer where they disagree
+    (``tao.domains.samples``)."""
 
     def registry(self) -> dict[str, ToolSpec]:
         return {t.name: t for t in self.tools}

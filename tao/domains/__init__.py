@@ -2,7 +2,12 @@
 
 Refs with a scheme go to a loader instead (:data:`LOADERS`): ``mcp+stdio:COMMAND`` and
 ``mcp+http(s)://…`` import an MCP server's tools (``tao.action.mcp_tools``); ``a2a+http(s)://HOST:PORT``
-makes a remote A2A agent one tool (``tao.action.a2a_tools``).
+makes a remote A2A agent one tool (``tao.action.a2a_tools``). A path ending in ``.json``, ``.yaml``
+or ``.yml`` is a file of tool contracts (:mod:`tao.domains.contract_file`).
+
+Loading a domain checks its response samples (``Domain.response_samples``) against the contracts
+with the Rust observation checker (:mod:`tao.domains.samples`): a sample the schema or rules refuse
+is a :class:`~tao.domains.samples.ResponseSampleError` (a ``DomainLoadError``) naming the sample.
 
 A domain is one package that imports only :mod:`tao.contracts` (the reference one is
 :mod:`tao.domains.reference`; a user's lives anywhere on ``sys.path``). ``ATTR`` is a ``Domain``,
@@ -77,9 +82,18 @@ def load_domain(ref: str | None = None) -> Domain:
             domain = _load_with(loader, ref)
             _CACHE[ref] = domain
             return domain
+    from tao.domains.contract_file import is_contract_file, load_contract_file
+
+    if is_contract_file(ref):
+        domain = load_contract_file(ref)  # samples checked, errors name the file and the entry
+        _CACHE[ref] = domain
+        return domain
     module_name, sep, attr = ref.partition(":")
     if not sep or not module_name or not attr:
-        raise DomainLoadError(ref, "expected MODULE:ATTR, e.g. tao.domains.reference:domain")
+        raise DomainLoadError(
+            ref,
+            "expected MODULE:ATTR (e.g. tao.domains.reference:domain) or a contract file (.json/.yaml/.yml)",
+        )
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
@@ -92,6 +106,9 @@ def load_domain(ref: str | None = None) -> Domain:
         obj = obj()
     domain = _as_domain(obj, ref)
     domain.ref = ref
+    from tao.domains.samples import check_samples
+
+    check_samples(domain)
     _CACHE[ref] = domain
     return domain
 

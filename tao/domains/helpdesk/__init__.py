@@ -7,7 +7,11 @@ devices, defined only by contracts (:mod:`.registry`) plus a few example request
 ``tao train --registry tao.domains.helpdesk:registry --preset quick --out DIR`` trains a plan model
 for it (docs/model.md, "Your own tools in 10 minutes"); ``tao run`` serves it with the mock
 handlers of :mod:`.mock`. ``eval_sets/handwritten.jsonl`` (case format) was written before any
-generator for this domain existed and is never training data.
+generator for this domain existed and is never training data. :mod:`.samples` holds real response
+bodies of the mock service, checked against the response schemas when the domain is loaded.
+``tools.yaml`` is the same domain as a contract file (``--registry tao/domains/helpdesk/tools.yaml``;
+no mock handlers), written by ``python -m tao.domains.contract_file tao.domains.helpdesk:registry
+tao/domains/helpdesk/tools.yaml``.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ def registry() -> Domain:
     from tao.domains.helpdesk.examples import EXAMPLES, TEXT_CUES, VALUE_WORDS
     from tao.domains.helpdesk.mock import HANDLERS, HelpdeskData
     from tao.domains.helpdesk.registry import helpdesk_tools
+    from tao.domains.helpdesk.samples import RESPONSE_SAMPLES
 
     tools = helpdesk_tools()
     lexicon = contract_lexicon(
@@ -58,6 +63,7 @@ def registry() -> Domain:
         mock_handlers=HANDLERS,
         mock_data=HelpdeskData.generate,
         eval_sets=EVAL_SETS,
+        response_samples=RESPONSE_SAMPLES,
     )
 
 
