@@ -90,13 +90,19 @@ def build_router(config: RouterConfig | None = None, *, estimator: Estimator | N
 
             factory = local_factory
 
+    cooldowns = Cooldowns(cfg.cooldown)
+    if cfg.redis_url:  # one cooldown per model for every replica
+        from router.cooldown_redis import RedisCooldowns
+
+        cooldowns = RedisCooldowns.from_url(cfg.redis_url, cfg.cooldown)
+        resources.append(cooldowns)
     return Router(
         load_profiles(cfg.profiles_path),
         estimator=estimator,
         policy=POLICIES[cfg.policy](),
         bucket_factory=factory,
         per_tenant=cfg.per_tenant,
-        cooldowns=Cooldowns(cfg.cooldown),
+        cooldowns=cooldowns,
         latency_bound_s=cfg.latency_bound_s,
         resources=resources,
     )
