@@ -27,6 +27,7 @@ class RedisServer:
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen | None = None
     workdir: str | None = None
+    persistent: bool = False  # True: append-only file, fsync on every write (a restart keeps the data)
 
     @property
     def url(self) -> str:
@@ -49,7 +50,9 @@ class RedisServer:
                 "--save",
                 "",
                 "--appendonly",
-                "no",
+                "yes" if self.persistent else "no",
+                "--appendfsync",
+                "always",
                 "--dir",
                 workdir,
                 "--protected-mode",
@@ -82,6 +85,13 @@ class RedisServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
+        self.proc = None
+
+    def kill(self) -> None:
+        """SIGKILL (a crash: nothing flushed beyond what the append-only file already holds)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(5)
         self.proc = None
 
     def close(self) -> None:
