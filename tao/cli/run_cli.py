@@ -44,8 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--registry",
         default=None,
-        metavar="MODULE:ATTR",
-        help="tool domain (default: the checkpoint's own; else $TAO_REGISTRY, else tao.domains.reference:domain)",
+        metavar="MODULE:ATTR|FILE",
+        help="tool domain, or a .json/.yaml file of tool contracts (default: the checkpoint's own; else "
+        "$TAO_REGISTRY, else tao.domains.reference:domain)",
     )
     ap.add_argument(
         "--tools-url",
@@ -124,6 +125,12 @@ async def _run(a: argparse.Namespace) -> dict:
         domain = checkpoint_domain(a.checkpoint, a.registry, full=a.tools_url is None)
     else:
         domain = load_domain(a.registry)
+    if a.tools_url is None and domain.transport is None and not domain.mock_handlers:
+        raise ValueError(
+            f"domain {domain.ref or domain.name!r} has no mock handlers (a contract file describes its "
+            "tools, it does not serve them): call the real tools with --tools-url URL or TAO_TOOLS_URL "
+            "(each tool at URL/tools/NAME), or use a Python domain with mock handlers"
+        )
     rt = Runtime(
         RuntimeConfig(
             tools_url=a.tools_url, trajectory_path=a.trajectory, loop=LoopConfig(wall_time_s=a.timeout)
