@@ -28,7 +28,7 @@ def test_plan_returns_checked_stamped_plan(plan_server):
         headers={"X-Request-ID": "plan-1"},
         timeout=30,
         json={
-            "text": "weather in Paris tomorrow",
+            "request": "weather in Paris tomorrow",
             "tools": PLAN_TOOLS,
             "session": {"user_id": "U12345678", "timezone": "Europe/Paris"},
         },
@@ -54,7 +54,7 @@ async def test_concurrent_plans_all_succeed(plan_server):
     async with httpx.AsyncClient(base_url=plan_server.base, timeout=60) as client:
         rs = await asyncio.gather(
             *(
-                client.post("/v1/plan", json={"text": f"order {i:018d} status", "tools": PLAN_TOOLS})
+                client.post("/v1/plan", json={"request": f"order {i:018d} status", "tools": PLAN_TOOLS})
                 for i in range(8)
             )
         )
@@ -64,16 +64,16 @@ async def test_concurrent_plans_all_succeed(plan_server):
 @pytest.mark.parametrize(
     "body,ctype,status,etype",
     [
-        (b'{"text": "weather', "application/json", 400, "malformed_json"),
-        (b'{"text": "\xff\xfe"}', "application/json", 400, "invalid_utf8"),
-        ('{"text": "a\u2028b"}'.encode(), "application/json", 400, "invalid_text"),
-        (b'{"text": "a\\u2029b"}', "application/json", 400, "invalid_text"),
-        (b'{"text": "hi", "tools": ["no_such_tool"]}', "application/json", 422, "unknown_tool"),
-        (b'{"text": "hi", "bogus": 1}', "application/json", 422, "invalid_request"),
+        (b'{"request": "weather', "application/json", 400, "malformed_json"),
+        (b'{"request": "\xff\xfe"}', "application/json", 400, "invalid_utf8"),
+        ('{"request": "a\u2028b"}'.encode(), "application/json", 400, "invalid_text"),
+        (b'{"request": "a\\u2029b"}', "application/json", 400, "invalid_text"),
+        (b'{"request": "hi", "tools": ["no_such_tool"]}', "application/json", 422, "unknown_tool"),
+        (b'{"request": "hi", "bogus": 1}', "application/json", 422, "invalid_request"),
         (b'{"tools": ["get_weather"]}', "application/json", 422, "invalid_request"),
-        (b'{"text": 42}', "application/json", 422, "invalid_request"),
+        (b'{"request": 42}', "application/json", 422, "invalid_request"),
         (b"[1, 2]", "application/json", 422, "invalid_request"),
-        (b'{"text": "   "}', "application/json", 422, "invalid_request"),
+        (b'{"request": "   "}', "application/json", 422, "invalid_request"),
         (b"", "application/json", 400, "malformed_json"),
     ],
 )
@@ -87,7 +87,7 @@ def test_plan_bad_input_is_typed_4xx(plan_server, body, ctype, status, etype):
 def test_oversize_body_is_413_and_server_survives(plan_server):
     r = httpx.post(
         plan_server.base + "/v1/plan",
-        content=b'{"text":"' + b"a" * (2 << 20) + b'"}',
+        content=b'{"request":"' + b"a" * (2 << 20) + b'"}',
         headers={"content-type": "application/json"},
     )
     assert r.status_code == 413 and r.json()["error"]["type"] == "body_too_large"
@@ -180,7 +180,7 @@ async def test_graceful_shutdown_finishes_in_flight(plan_server):
     """SIGTERM while plans are in flight: all of them complete with 200, then the process exits."""
     async with httpx.AsyncClient(base_url=plan_server.base, timeout=60) as client:
         tasks = [
-            asyncio.create_task(client.post("/v1/plan", json={"text": f"weather {i}", "tools": PLAN_TOOLS}))
+            asyncio.create_task(client.post("/v1/plan", json={"request": f"weather {i}", "tools": PLAN_TOOLS}))
             for i in range(6)
         ]
         in_flight = 0

@@ -47,7 +47,7 @@ def test_healthz_open_and_ids_echoed(server):
 
 def test_request_id_echoed_untruncated(server):
     rid = "req-" + "x" * 3000
-    r = httpx.post(server.base + "/v1/plan", json={"text": "hi"}, headers=_auth({"X-Request-ID": rid}))
+    r = httpx.post(server.base + "/v1/plan", json={"request": "hi"}, headers=_auth({"X-Request-ID": rid}))
     assert r.headers["x-request-id"] == rid
 
 
@@ -58,23 +58,23 @@ def test_traceparent_sets_trace_id(server):
 
 
 def test_api_key_required_on_v1(server):
-    r = httpx.post(server.base + "/v1/plan", json={"text": "hi"})
+    r = httpx.post(server.base + "/v1/plan", json={"request": "hi"})
     assert r.status_code == 401
     body = r.json()
     assert body["error"]["type"] == "unauthorized" and body["trace_id"] == r.headers["x-trace-id"]
     assert (
         httpx.post(
-            server.base + "/v1/plan", json={"text": "hi"}, headers={"Authorization": "Bearer wrong"}
+            server.base + "/v1/plan", json={"request": "hi"}, headers={"Authorization": "Bearer wrong"}
         ).status_code
         == 401
     )
-    ok = httpx.post(server.base + "/v1/plan", json={"text": "hi"}, headers={"X-API-Key": KEY})
+    ok = httpx.post(server.base + "/v1/plan", json={"request": "hi"}, headers={"X-API-Key": KEY})
     assert ok.status_code == 503  # authorized; the model is disabled on this server
     assert ok.json()["error"]["type"] == "model_disabled"
 
 
 def test_body_limit_by_length_and_by_stream(server):
-    big = b'{"text":"' + b"a" * 5000 + b'"}'
+    big = b'{"request":"' + b"a" * 5000 + b'"}'
     r = httpx.post(server.base + "/v1/plan", content=big, headers=_auth({"content-type": "application/json"}))
     assert r.status_code == 413 and r.json()["error"]["type"] == "body_too_large"
 

@@ -35,9 +35,9 @@ def post(base: str, path: str, raw: bytes, **headers: str) -> httpx.Response:
 @pytest.mark.parametrize(
     "raw, etype",
     [
-        (b'{"text": "a\xff"}', "invalid_utf8"),
-        (b'{"text": "a", "text": "b"}', "duplicate_key"),
-        (b'{"text": ', "malformed_json"),
+        (b'{"request": "a\xff"}', "invalid_utf8"),
+        (b'{"request": "a", "request": "b"}', "duplicate_key"),
+        (b'{"request": ', "malformed_json"),
     ],
 )
 def test_same_answer_on_every_json_endpoint(base, path, raw, etype):
@@ -47,14 +47,14 @@ def test_same_answer_on_every_json_endpoint(base, path, raw, etype):
 
 @pytest.mark.parametrize("ch", ["\x00", "\u2028", "\u2029"])
 def test_request_text_policy_is_shared_by_plan_and_run(base, ch):
-    plan = httpx.post(base + "/v1/plan", json={"text": f"a{ch}b"})
+    plan = httpx.post(base + "/v1/plan", json={"request": f"a{ch}b"})
     run = httpx.post(base + "/v1/run", json={"request": f"a{ch}b"})
     assert plan.status_code == run.status_code == 400
     assert plan.json()["error"]["type"] == run.json()["error"]["type"] == "invalid_text"
 
 
 def test_gzip_body_is_inflated(base):
-    raw = gzip.compress(b'{"text": "a", "text": "b"}')
+    raw = gzip.compress(b'{"request": "a", "request": "b"}')
     r = post(base, "/v1/plan", raw, **{"content-encoding": "gzip"})
     assert r.status_code == 400 and r.json()["error"]["type"] == "duplicate_key"  # parsed after inflating
     r = post(
@@ -64,7 +64,7 @@ def test_gzip_body_is_inflated(base):
 
 
 def test_decompression_bomb_is_413(base):
-    bomb = gzip.compress(b'{"text": "' + b"a" * (50 * LIMIT) + b'"}')
+    bomb = gzip.compress(b'{"request": "' + b"a" * (50 * LIMIT) + b'"}')
     assert len(bomb) < LIMIT
     r = post(base, "/v1/plan", bomb, **{"content-encoding": "gzip"})
     assert r.status_code == 413 and r.json()["error"]["type"] == "body_too_large"
@@ -87,6 +87,6 @@ def test_typed_404_405(base):
 def test_readyz_agrees_with_plan_without_model(base):
     ready = httpx.get(base + "/readyz").json()
     assert ready["checks"]["plan_engine"] == "disabled (--no-model)"
-    r = httpx.post(base + "/v1/plan", json={"text": "hello"})
+    r = httpx.post(base + "/v1/plan", json={"request": "hello"})
     assert r.status_code == 503 and r.json()["error"]["type"] == "model_disabled"
     assert "loading" not in r.text

@@ -50,7 +50,7 @@ def test_plan_is_resolved_with_resolved_from(client_engine) -> None:
         },
         {"step_id": "t3", "tool": "get_weather", "arguments": {"city": "上海"}},
     ]
-    r = client.post("/v1/plan", json={"text": "这周末北京天气，最近7天订单，上海天气", "session": SESSION})
+    r = client.post("/v1/plan", json={"request": "这周末北京天气，最近7天订单，上海天气", "session": SESSION})
     assert r.status_code == 200, r.text
     steps = r.json()["plan"]["steps"]
     assert [(s["step_id"], s["tool"]) for s in steps] == [
@@ -79,14 +79,14 @@ def test_resolved_values_are_checked_against_the_schema(client_engine) -> None:
     engine.steps = [
         {"step_id": "t1", "tool": "get_weather", "arguments": {"city": "北京", "date": "@this_week"}}
     ]
-    r = client.post("/v1/plan", json={"text": "这周北京天气", "session": SESSION})
+    r = client.post("/v1/plan", json={"request": "这周北京天气", "session": SESSION})
     assert r.status_code == 422 and r.json()["error"]["type"] == "plan_invalid", r.text
 
 
 def test_unknown_session_field_is_a_422_naming_it(client_engine) -> None:
     client, engine = client_engine
     r = client.post(
-        "/v1/plan", json={"text": "北京天气", "session": {**SESSION, "time_zone": "Europe/Paris"}}
+        "/v1/plan", json={"request": "北京天气", "session": {**SESSION, "time_zone": "Europe/Paris"}}
     )
     assert r.status_code == 422, r.text
     err = r.json()["error"]
@@ -98,7 +98,7 @@ def test_unknown_session_field_is_a_422_naming_it(client_engine) -> None:
 @pytest.mark.parametrize("uid", ["bob", "u12345678", "U123", "${t1.user_id}"])
 def test_bad_user_id_is_a_typed_422_before_decoding(client_engine, uid) -> None:
     client, engine = client_engine
-    r = client.post("/v1/plan", json={"text": "查我的订单", "session": {**SESSION, "user_id": uid}})
+    r = client.post("/v1/plan", json={"request": "查我的订单", "session": {**SESSION, "user_id": uid}})
     assert r.status_code == 422, r.text
     err = r.json()["error"]
     assert err["type"] == "invalid_user_id" and err.get("field") == "/session/user_id"

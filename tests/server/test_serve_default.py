@@ -22,7 +22,7 @@ def test_tao_serve_default_checkpoint_answers_plan(tmp_path):
         r = httpx.post(
             srv.base + "/v1/plan",
             timeout=60,
-            json={"text": "查询订单 123456789012345678 的状态", "session": {"user_id": "U12345678"}},
+            json={"request": "查询订单 123456789012345678 的状态", "session": {"user_id": "U12345678"}},
         )
         assert r.status_code == 200, r.text
         body = r.json()

@@ -103,7 +103,7 @@ def test_helpdesk_train_plan_serve(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         r = httpx.post(
             srv.base + "/v1/plan",
             timeout=60,
-            json={"text": "what's the status of ticket TCK-104233", "session": {"user_id": "E104233"}},
+            json={"request": "what's the status of ticket TCK-104233", "session": {"user_id": "E104233"}},
         )
         assert r.status_code in (200, 422), r.text  # a tiny model may plan badly; never another domain
         body = r.json()

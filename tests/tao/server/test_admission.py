@@ -90,7 +90,7 @@ class _SlowEngine:
 
 def test_plans_past_the_bound_are_shed(bounded) -> None:
     bounded.app.state.plan_engine.engine = _SlowEngine()
-    results = asyncio.run(_burst(bounded.url, "/v1/plan", {"text": "查询上个月的订单状态"}, 6, {}))
+    results = asyncio.run(_burst(bounded.url, "/v1/plan", {"request": "查询上个月的订单状态"}, 6, {}))
     codes = sorted(r[0] for r in results)
     assert codes == [503, 503, 503, 503, 504, 504]  # 2 admitted (the fake's 504 after 1 s), 4 shed
     for status, seconds, r in results:
