@@ -6,6 +6,10 @@
 //! Without a soft score the soft weight is left out and the rest renormalized:
 //! `confidence = (0.6 + 0.1 * consistency) / 0.7` (so a clean observation scores 1.0 and one the
 //! plan did not foresee scores 0.857).
+//!
+//! Expectations (`expected`: pointer → allowed values) must be present and one of the values; a
+//! list that includes `null` also accepts the pointer being absent (the loop passes each resolved
+//! argument a tool may echo that way: if it comes back, it must come back unchanged).
 use serde_json::Value;
 
 use crate::contract::Contract;
@@ -303,12 +307,15 @@ impl Contract {
         }
         let hard_ok = obs.valid;
 
-        // 9. Consistency with what the plan expected.
+        // 9. Consistency with what the plan expected. An expectation whose allowed values include
+        //    null also accepts an absent value (an echo the tool may leave out); the fast path
+        //    answers only when every expected value is present, so absent ones are decided here.
         let mut consistent = true;
         if !self.expected.is_empty() {
             let off = self.expected.iter().find_map(|(p, allowed)| match lookup(&data, p) {
                 Some(v) if allowed.contains(v) => None,
                 Some(v) => Some(format!("{p} = {v} not in {}", Value::Array(allowed.clone()))),
+                None if allowed.iter().any(Value::is_null) => None,
                 None => Some(format!("{p} is missing")),
             });
             match off {

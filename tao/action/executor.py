@@ -114,7 +114,7 @@ class ToolExecutor:
                 received=tool,
             )
         spec = reg.spec
-        digest = args_digest(args)  # of the arguments as planned and resolved (before escaping)
+        planned, digest = args, args_digest(args)  # as planned and resolved (before escaping)
         try:
             args = prepare(spec, args)  # outbound text made inert (or refused) before approval
         except OutboundRejected as exc:
@@ -134,7 +134,7 @@ class ToolExecutor:
         if denied is not None:
             self.stats["denied"] += 1
             return ActionResult(tool=tool, step_id=ctx.step_id, attempts=0, error_info=denied)
-        errors = validate_args(spec.args_schema, args)
+        errors = validate_args(spec.args_schema, planned)  # the contract's limits are on the content
         if errors:
             first = errors[0]
             more = (

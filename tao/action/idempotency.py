@@ -1,7 +1,7 @@
 """Idempotency keys and the shared records that stop a side effect from happening twice.
 
-A key is derived from ``tenant + thought_id + step_id + tool + canonical arguments`` (sorted-key
-compact JSON, SHA-256), so the same step of the same plan always carries the same key, whoever
+A key is derived from ``tenant + thought_id + step_id + tool + the arguments' digest`` (SHA-256 of
+their sorted-key compact JSON, :func:`args_digest`), so the same step of the same plan always carries the same key, whoever
 retries it and on whichever replica. It is sent to non-idempotent tools (``Idempotency-Key``
 header, and the ``idempotency_key`` parameter of Python tools).
 
@@ -31,22 +31,30 @@ def canonical_args(args: dict[str, Any]) -> bytes:
     return orjson.dumps(args, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
 
 
+def args_digest(args: dict[str, Any]) -> str:
+    """SHA-256 (hex) of a call's canonical arguments: what its idempotency key is derived from, and
+    what a trajectory records per step (``tool_start.args_digest``) so that a replay of redacted
+    arguments still carries the original call's key."""
+    return hashlib.sha256(canonical_args(args)).hexdigest()
+
+
 def idempotency_key(
     thought_id: str | None,
     step_id: str | None,
     tool: str,
-    args: dict[str, Any],
+    args: dict[str, Any] | str,
     tenant: str | None = None,
 ) -> str:
-    """The key of one step's call. The tenant is part of it (two tenants that send the same
-    thought id never share a record); ``None`` / ``"default"`` keep the one-tenant derivation."""
+    """The key of one step's call; ``args`` are the arguments or their :func:`args_digest`. The
+    tenant is part of it (two tenants that send the same thought id never share a record);
+    ``None`` / ``"default"`` keep the one-tenant derivation."""
     h = hashlib.sha256()
     if tenant and tenant != "default":
         h.update(b"tenant\x1f" + str(len(tenant.encode())).encode() + b":" + tenant.encode() + b"\x1f")
     for part in (thought_id or "-", step_id or "-", tool):
         h.update(part.encode())
         h.update(b"\x1f")
-    h.update(canonical_args(args))
+    h.update((args if isinstance(args, str) else args_digest(args)).encode())
     return "tao-" + h.hexdigest()[:40]
 
 

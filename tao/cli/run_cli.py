@@ -106,6 +106,7 @@ async def _run(a: argparse.Namespace) -> dict:
         session_id=a.session or "cli", tenant=a.tenant, user_id=a.user or None, now=a.now, timezone=a.timezone
     )
     engine = None
+    digests: dict[str, str] = {}
     if a.replay is not None:
         from tao.trace.trajectory import load_jsonl, replay
 
@@ -115,6 +116,7 @@ async def _run(a: argparse.Namespace) -> dict:
         last = a.trace_id or events[-1].trace_id
         rec = replay([e for e in events if e.trace_id == last])
         planner = ReplayPlanner(rec.replay_plan())
+        digests = rec.arg_digests()  # the original calls' keys (the arguments were stored redacted)
         a.request = a.request or rec.request or "replay"
     elif a.plan is not None:
         planner = ReplayPlanner(_load_plan(a.plan))
@@ -139,7 +141,9 @@ async def _run(a: argparse.Namespace) -> dict:
         session_store=store,
     )
     try:
-        report = await rt.loop(planner).run(a.request, session, approver=approve_tools(a.approve))
+        report = await rt.loop(planner).run(
+            a.request, session, approver=approve_tools(a.approve), arg_digests=digests
+        )
         out = report.to_dict(with_events=True)
         out["tools_url"] = rt.tools_url if rt.mock is None else "in-process mock service"
         out["observer"] = rt.observer.backend

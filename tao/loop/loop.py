@@ -49,7 +49,10 @@ from tao.trace.trajectory import Sink, Trajectory, mark_error
 class LoopConfig:
     max_replans: int = 1
     wall_time_s: float = 30.0
-    min_confidence: float = 0.5
+    # A valid observation scores 1.0 (no soft score, or the body reads as a normal result) or 0.7
+    # (the soft check reads the body as an error: 0.6 hard + 0.1 consistency); a floor between them
+    # sends the latter to escalate_human. (0.5 could never fire: confidence was decorative.)
+    min_confidence: float = 0.75
     max_concurrency: int = 4
     max_tool_calls: int = 24
     correction: CorrectionBudget = field(default_factory=CorrectionBudget)
@@ -95,9 +98,13 @@ class TaoLoop:
         trace_id: str | None = None,
         thought_id: str | None = None,
         on_start: Callable[[Trajectory], None] | None = None,
+        arg_digests: dict[str, str] | None = None,
     ) -> RunReport:
         """``on_start(trajectory)`` runs right after ``context_built`` (the A2A server logs there what
-        the agent read of its conversation); transports see the run as :data:`tao.trace.scope.CURRENT_RUN`."""
+        the agent read of its conversation); transports see the run as :data:`tao.trace.scope.CURRENT_RUN`.
+        ``arg_digests`` (step id → digest, :meth:`tao.trace.trajectory.Replay.arg_digests`): a replay
+        from a trajectory keys each step's call by its original arguments' digest, never by the
+        redacted text the trajectory stored."""
         t0 = time.perf_counter()
         deadline = time.monotonic() + self.config.wall_time_s
         session = self._session(session)
@@ -151,6 +158,7 @@ class TaoLoop:
                     deadline,
                     stages,
                 )
+                runner.replay_digests = dict(arg_digests or {})
                 steps = await runner.run_plan(plan, order)
                 outputs = runner.outputs
                 report = self._final(traj, plan, steps, stages)

@@ -1,8 +1,10 @@
 """Executing a checked plan: the DAG scheduler and the per-step action → observation → correction
 cycle (used by :class:`tao.loop.loop.TaoLoop`). Retry pauses, what is repairable and what a
 fallback is called with come from :mod:`tao.action.policy`; the observation is the Rust check
-(:mod:`tao.observe.observer`), to which the loop adds only its own policy: the echo cross-check
-(:func:`consistency_errors`) and the ``min_confidence`` floor."""
+(:mod:`tao.observe.observer`) with the call's expectations (each resolved argument the tool may
+echo must come back unchanged, :func:`tao.observe.echo.echo_expectations`; the checker answers
+``OBSERVATION_INCONSISTENT``), to which the loop adds only its own policy: the ``min_confidence``
+floor (``LOW_CONFIDENCE`` → ``escalate_human``)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from typing import Any
 from opentelemetry.propagate import inject
 
 from tao.action.executor import ExecContext, ToolExecutor
+from tao.action.idempotency import args_digest
+from tao.action.outbound import OutboundRejected, check_provenance
 from tao.action.permissions import Approver
 from tao.action.policy import REPAIRABLE, fallback_args, jitter
 from tao.action.refs import MissingDependency, StepOutput, resolve_refs
@@ -30,29 +34,9 @@ from tao.contracts import (
 from tao.contracts.timeexpr import TimeSymbolError, resolve_times
 from tao.loop.correction import HANDLERS, TERMINAL_STATUS, Action, StepCorrector, repair_arguments
 from tao.loop.report import StepRecord
+from tao.observe.echo import echo_expectations
 from tao.observe.observer import Observer
 from tao.trace.trajectory import Trajectory, mark_error
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-        return abs(float(a) - float(b)) <= 1e-9 * max(1.0, abs(float(a)))
-    return a == b
-
-
-def consistency_errors(args: dict[str, Any], parsed: Any, extracted: dict[str, Any]) -> list[str]:
-    """Rule-based cross-check: a value the call asked for (an id, a city, an amount) must come back
-    unchanged when the tool echoes it (top level of the response, or an extracted output)."""
-    bad = []
-    for k, v in args.items():
-        if not isinstance(v, (str, int, float)) or isinstance(v, bool):
-            continue
-        for source in (parsed if isinstance(parsed, dict) else {}, extracted):
-            got = source.get(k)
-            if got is not None and not isinstance(got, (dict, list)) and not _same(v, got):
-                bad.append(k)
-                break
-    return bad
 
 
 class StepRunner:
@@ -77,6 +61,9 @@ class StepRunner:
             stages,
         )
         self.outputs: dict[str, StepOutput] = {}
+        # step id -> the recorded digest of its original arguments (a replay from a trajectory,
+        # whose arguments are stored redacted): keys the step's call instead of its arguments
+        self.replay_digests: dict[str, str] = {}
         self.records: dict[str, StepRecord] = {}
         self.calls = 0
         self.sem = asyncio.Semaphore(max(1, config.max_concurrency))
@@ -131,6 +118,12 @@ class StepRunner:
             except TimeSymbolError as exc:
                 self._fail(rec, ErrorType.TOOL_ARGUMENT_INVALID, str(exc), StepStatus.NEEDS_USER)
                 return
+            try:  # an outbound message never carries a raw tool result the plan did not ask for
+                earlier = [o.parsed for o in self.outputs.values()]
+                check_provenance(self.executor.registry.spec(step.tool), step.arguments, args, earlier)
+            except OutboundRejected as exc:
+                self._fail(rec, ErrorType.TOOL_ARGUMENT_INVALID, str(exc), StepStatus.NEEDS_USER)
+                return
             rec.arguments = args
             async with self.sem:
                 t = time.perf_counter()
@@ -142,12 +135,20 @@ class StepRunner:
             done[step.step_id].set()
 
     async def _call(
-        self, tool: str, step_id: str, args: dict[str, Any], tag: str
+        self, tool: str, step_id: str, args: dict[str, Any], tag: str, replay_digest: str | None = None
     ) -> tuple[ActionResult, ObservationResult]:
         reg = self.executor.registry
         spec = reg.spec(tool)
         tr = self.traj
-        tr.emit(EventKind.TOOL_START, step_id=step_id, tool=tool, arguments=args, attempt_tag=tag)
+        digest = replay_digest or args_digest(args)  # recorded: the arguments are stored redacted
+        tr.emit(
+            EventKind.TOOL_START,
+            step_id=step_id,
+            tool=tool,
+            arguments=args,
+            attempt_tag=tag,
+            args_digest=digest,
+        )
         with tr.tool_span(tool, step_id, spec.description if spec else "") as span:
             headers = dict(self.headers)
             inject(headers)  # W3C traceparent of this execute_tool span (no-op without a real tracer)
@@ -160,6 +161,7 @@ class StepRunner:
                 headers=headers,
                 attempt_tag=tag,
                 tenant=self.session.tenant,
+                args_digest=replay_digest,
             )
             t = time.perf_counter()
             result = await self.executor.execute(tool, args, ctx)
@@ -187,16 +189,8 @@ class StepRunner:
                     confidence_score=0.0,
                 )
             else:
-                obs = self.observer.observe(spec, result)
-                if obs.valid and (bad := consistency_errors(args, result.parsed_data, obs.extracted_data)):
-                    obs = obs.model_copy(
-                        update={
-                            "valid": False,
-                            "error_type": ErrorType.OBSERVATION_INCONSISTENT,
-                            "details": {**obs.details, "inconsistent": bad},
-                        }
-                    )
-                elif obs.valid and obs.confidence_score < self.config.min_confidence:
+                obs = self.observer.observe(spec, result, echo_expectations(spec, args))
+                if obs.valid and obs.confidence_score < self.config.min_confidence:
                     obs = obs.model_copy(update={"valid": False, "error_type": ErrorType.LOW_CONFIDENCE})
             self.stages.observation += (time.perf_counter() - t) * 1000
             tr.emit(
@@ -217,6 +211,8 @@ class StepRunner:
         reg = self.executor.registry
         corrector = StepCorrector(reg.spec(step.tool), self.config.correction)
         tool, tag = step.tool, ""
+        # a replay's recorded digest keys the step's own call, never a repair or a fallback
+        replay_digest = self.replay_digests.get(step.step_id)
         while True:
             if self.calls >= self.config.max_tool_calls:
                 self._fail(
@@ -229,7 +225,7 @@ class StepRunner:
                 self._fail(rec, ErrorType.BUDGET_EXHAUSTED, "wall-time budget exhausted")
                 return
             self.calls += 1
-            result, obs = await self._call(tool, step.step_id, args, tag)
+            result, obs = await self._call(tool, step.step_id, args, tag, replay_digest)
             rec.attempts += result.attempts
             rec.confidence = obs.confidence_score
             if obs.valid:
@@ -251,6 +247,7 @@ class StepRunner:
                     action = Action.ASK_USER
                 else:
                     args = rec.arguments = fixed
+                    replay_digest = None
             if action is Action.REPLAN:  # plan-level errors cannot be fixed inside one step
                 action = Action.FAIL
             self.traj.emit(
@@ -274,7 +271,7 @@ class StepRunner:
                 and (fb := reg.spec(spec.fallback_tool)) is not None
             ):
                 args = fallback_args(fb, args)
-                tool, tag = fb.name, "-fb"
+                tool, tag, replay_digest = fb.name, "-fb", None
                 continue
             if action is Action.REPAIR:
                 continue

@@ -297,6 +297,12 @@ class Replay:
     answer: dict[str, Any]
     request: str = ""
 
+    def arg_digests(self) -> dict[str, str]:
+        """Step id → the digest of the step's original resolved arguments (its first
+        ``tool_start``), for ``TaoLoop.run(..., arg_digests=)``: the arguments themselves were
+        stored redacted, so only the digest gives the replay the original idempotency key."""
+        return {sid: d for sid, st in self.steps.items() if isinstance(d := st.get("args_digest"), str)}
+
     def replay_plan(self) -> dict[str, Any]:
         """The recorded plan with its thought id, for a :class:`~tao.loop.planner.ReplayPlanner`
         (same thought id, so the idempotency keys match and a re-run does not repeat side effects
@@ -317,6 +323,10 @@ def replay(events: list[TrajectoryEvent]) -> Replay:
             request = ev.payload.get("request", "")
         elif ev.kind is EventKind.MODEL_RESPONSE and ev.payload.get("plan"):
             plan = ev.payload["plan"]
+        elif ev.kind is EventKind.TOOL_START and ev.step_id:
+            st = steps.setdefault(ev.step_id, {})
+            if "args_digest" not in st and not ev.payload.get("attempt_tag"):
+                st["args_digest"] = ev.payload.get("args_digest")
         elif ev.kind is EventKind.TOOL_END and ev.step_id:
             steps.setdefault(ev.step_id, {})["result"] = ev.payload
         elif ev.kind is EventKind.OBSERVATION and ev.step_id:

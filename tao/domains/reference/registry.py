@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.config import JsonDict
 
 from tao.contracts import ObservationRule, Permission, ToolSpec
 from tao.contracts.plan import REF_PATTERN, TIME_SYMBOL_PATTERN
@@ -156,8 +157,14 @@ class ListUserCalendarEventsArgs(_Args):
     date: str = Field(pattern=_date_or(DATE))
 
 
+# Outbound text (tao.action.outbound): a subject never carries markup (refused); a body or an
+# event title is sent escaped (HTML and Markdown made inert).
+_ESCAPE: JsonDict = {"x-tao-outbound": "escape"}
+_REJECT: JsonDict = {"x-tao-outbound": "reject"}
+
+
 class CreateCalendarEventArgs(_Args):
-    title: str = Field(min_length=1, max_length=60)
+    title: str = Field(min_length=1, max_length=60, json_schema_extra=_ESCAPE)
     start: str = Field(pattern=_date_or(DATE))
     duration_min: int = Field(ge=15, le=480)
     attendees: list[str] = Field(default_factory=list, max_length=20)
@@ -166,8 +173,8 @@ class CreateCalendarEventArgs(_Args):
 # ---- email ----
 class SendEmailArgs(_Args):
     to: str = Field(pattern=_ref_or(EMAIL))
-    subject: str = Field(min_length=1, max_length=80)
-    body: str = Field(min_length=1, max_length=500)
+    subject: str = Field(min_length=1, max_length=80, json_schema_extra=_REJECT)
+    body: str = Field(min_length=1, max_length=500, json_schema_extra=_ESCAPE)
 
 
 def _obj(props: dict, required: list[str]) -> dict:
