@@ -52,6 +52,7 @@ class ChaosConfig:
     replicas: int = 3
     concurrency: int = 6  # keys in flight at once (each key: two sends)
     kills: int = 4  # replica SIGKILL + restart events, spread over the run
+    kill_window: tuple[float, float] = (0.05, 0.8)  # ... at these fractions of the runs done
     redis_restarts: int = 1
     redis_down_s: float = 1.0
     lock_ttl_s: float = 5.0  # TAO_IDEMPOTENCY_LOCK_TTL_S of the replicas
@@ -289,15 +290,21 @@ def bucket_data_loss_phase(cfg: ChaosConfig) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------ the run
-def _expenses_by_amount(mock: str, n: int) -> Counter:
-    """Every expense the mock created (ids EXP00000001..n), counted by amount."""
+def _expenses_by_amount(mock: str) -> Counter:
+    """Every expense the runs created, counted by amount: ids are sequential from EXP00000001
+    (the mock's seeded expenses first; they carry a ``created_at``, the runs' ones do not)."""
     counts: Counter = Counter()
     with httpx.Client(timeout=10.0) as client:
-        for k in range(1, n + 1):
+        k = 1
+        while True:
             r = client.post(mock + "/tools/get_expense_status", json={"expense_id": f"EXP{k:08d}"})
+            if r.status_code == 404:
+                return counts
             r.raise_for_status()
-            counts[float(r.json()["amount"])] += 1
-    return counts
+            e = r.json()
+            if "created_at" not in e:
+                counts[float(e["amount"])] += 1
+            k += 1
 
 
 def run_chaos(cfg: ChaosConfig, log=print) -> dict[str, Any]:
@@ -335,12 +342,24 @@ def run_chaos(cfg: ChaosConfig, log=print) -> dict[str, Any]:
             timeout=5,
         ).raise_for_status()
         for p in procs:  # warm each runtime (first run builds it) with a read-only call
-            warm = {"request": "天气", "plan": {"version": "1.0", "intent": "w", "steps": [
-                {"step_id": "t1", "tool": "get_weather", "arguments": {"city": "北京", "date": "2026-11-16"},
-                 "dependencies": []}]}}
+            warm = {
+                "request": "天气",
+                "plan": {
+                    "version": "1.0",
+                    "intent": "w",
+                    "steps": [
+                        {
+                            "step_id": "t1",
+                            "tool": "get_weather",
+                            "arguments": {"city": "北京", "date": "2026-11-16"},
+                            "dependencies": [],
+                        }
+                    ],
+                },
+            }
             httpx.post(p.base + "/v1/run", json=warm, timeout=120)
         # chaos schedule: fractions of the runs done at which to act
-        kill_at = sorted(rng.uniform(0.05, 0.8) for _ in range(cfg.kills))
+        kill_at = sorted(rng.uniform(*cfg.kill_window) for _ in range(cfg.kills))
         redis_at = sorted(rng.uniform(0.3, 0.7) for _ in range(cfg.redis_restarts))
         done = [0]
         done_lock = threading.Lock()
@@ -416,14 +435,18 @@ def run_chaos(cfg: ChaosConfig, log=print) -> dict[str, Any]:
             verify[key] = fleet.send(key, run_body(i), n, cfg.send_deadline_s)
         stats = httpx.get(mock.base + "/_stats", timeout=10).json()
         effects = int(stats["side_effects"].get("submit_expense", 0))
-        by_amount = _expenses_by_amount(mock.base, effects)
+        by_amount = _expenses_by_amount(mock.base)
+        if sum(by_amount.values()) != effects:
+            raise RuntimeError(f"the mock counts {effects} side effects but holds {sum(by_amount.values())}")
         duplicates = sum(c - 1 for c in by_amount.values() if c > 1)
         kinds: Counter = Counter()
         lost, mismatched, failed_sends = 0, 0, 0
+        lost_detail: list[dict[str, Any]] = []
         for key, (i, first, second) in outcomes.items():
             v = verify[key]
             if v.status != 200 or not v.replayed:
                 lost += 1
+                lost_detail.append({"run": i, "verify_status": v.status, "replayed": v.replayed})
                 continue
             status = (v.body or {}).get("status", "?")
             kinds[status] += 1
@@ -434,6 +457,7 @@ def run_chaos(cfg: ChaosConfig, log=print) -> dict[str, Any]:
                     mismatched += 1
             if status == "success" and by_amount.get(amount_of(i), 0) != 1:
                 lost += 1  # recorded as done, but the effect is not there (exactly once)
+                lost_detail.append({"run": i, "effects": by_amount.get(amount_of(i), 0)})
         data_loss = bucket_data_loss_phase(cfg)
         sends = [s for (_, a, b) in outcomes.values() for s in (a, b)]
         summary = {
@@ -463,6 +487,7 @@ def run_chaos(cfg: ChaosConfig, log=print) -> dict[str, Any]:
             "events": events,
             "bucket": {"redis_kill_restart_aof": bucket_live, "redis_restart_data_lost": data_loss},
             "outcomes": dict(kinds),
+            "lost": lost_detail[:50],
             "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in cfg.__dict__.items()},
         }
     finally:

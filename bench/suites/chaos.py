@@ -40,22 +40,44 @@ def run(quick: bool = False) -> dict[str, Any]:
         ["recorded outcome: other (e.g. store down mid-run, nothing sent)", s["outcome_other"], "-"],
         ["sends answered with another reply than the recorded one", s["sends_answered_differently"], "-"],
         ["bucket admitted / bound, Redis kill+restart", s["bucket_admitted_vs_bound"], "<= 1.0"],
-        ["bucket admitted / bound, Redis restart that lost its data", s["bucket_data_loss_admitted_vs_bound"], "<= 1.0"],
+        [
+            "bucket admitted / bound, Redis restart that lost its data",
+            s["bucket_data_loss_admitted_vs_bound"],
+            "<= 1.0",
+        ],
     ]
     ev = [[e["at_run"], e["event"]] for e in out["events"]]
     bucket_rows = [
-        [name, d["elapsed_s"], d["admitted_token_s"], d["degraded_admitted_token_s"], d["bound_token_s"],
-         d["admitted_vs_bound"], d["restarts_seen"]]
+        [
+            name,
+            d["elapsed_s"],
+            d["admitted_token_s"],
+            d["degraded_admitted_token_s"],
+            d["bound_token_s"],
+            d["admitted_vs_bound"],
+            d["restarts_seen"],
+        ]
         for name, d in b.items()
     ]
     return {
         "summary": s,
         "tables": [
-            {"title": "Chaos run (issue 16 targets)", "columns": ["measure", "value", "target"], "rows": rows},
+            {
+                "title": "Chaos run (issue 16 targets)",
+                "columns": ["measure", "value", "target"],
+                "rows": rows,
+            },
             {
                 "title": "Token-second bucket through Redis faults (one RedisBucket per replica)",
-                "columns": ["phase", "seconds", "admitted token*s", "of it degraded", "bound", "ratio",
-                            "epoch changes seen"],
+                "columns": [
+                    "phase",
+                    "seconds",
+                    "admitted token*s",
+                    "of it degraded",
+                    "bound",
+                    "ratio",
+                    "epoch changes seen",
+                ],
                 "rows": bucket_rows,
             },
             {"title": "Chaos events", "columns": ["after run", "event"], "rows": ev},
