@@ -34,7 +34,9 @@ def _parser() -> argparse.ArgumentParser:
         "--replay",
         type=Path,
         metavar="JSONL",
-        help="re-run the plan recorded in a trajectory file (the last trace, or --trace-id)",
+        help="re-run the plan recorded in a trajectory file (the last trace, or --trace-id); each step "
+        "keeps its original call's idempotency key (recorded digest; with TAO_REDIS_URL the shared "
+        "step records answer it)",
     )
     ap.add_argument("--trace-id", default=None, help="which trace of --replay to re-run")
     ap.add_argument(
@@ -133,12 +135,18 @@ async def _run(a: argparse.Namespace) -> dict:
             "tools, it does not serve them): call the real tools with --tools-url URL or TAO_TOOLS_URL "
             "(each tool at URL/tools/NAME), or use a Python domain with mock handlers"
         )
+    idem = None
+    if redis_url := os.environ.get("TAO_REDIS_URL"):  # the step records the servers share
+        from tao.action.idempotency_redis import RedisIdempotency
+
+        idem = RedisIdempotency.from_url(redis_url)
     rt = Runtime(
         RuntimeConfig(
             tools_url=a.tools_url, trajectory_path=a.trajectory, loop=LoopConfig(wall_time_s=a.timeout)
         ),
         domain=domain,
         session_store=store,
+        idempotency=idem,
     )
     try:
         report = await rt.loop(planner).run(
