@@ -3,12 +3,14 @@
     tao serve [--host 127.0.0.1] [--port 8080] [--checkpoint DIR] [--engine auto|cpu|vllm]
               [--api-key KEY] [--max-body-bytes N] [--timeout S] [--no-model] [--codec model|generic]
               [--keys-file PATH] [--idempotency-lock-ttl S] [--test-fault-headers]
-              [--max-inflight-runs N] [--max-inflight-plans N]
+              [--max-inflight-runs N] [--max-inflight-plans N] [--workers N]
 
 Flags override ``TAO_*`` environment variables. A non-loopback ``--host`` needs keys configured
 (the server refuses to start open to the network). On SIGTERM/SIGINT uvicorn stops accepting
 connections and lets in-flight requests finish (up to ``--graceful-timeout`` seconds), then the
-plan engine is closed.
+plan engine is closed. ``--workers N`` (N > 1) runs N worker processes on the one port
+(:mod:`tao.server.workers`: each its own app and plan engine, state shared through
+``TAO_REDIS_URL``).
 """
 
 from __future__ import annotations
@@ -17,11 +19,17 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from tao.server.config import ServerConfig
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s trace=%(trace_id)s req=%(request_id)s %(message)s"
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="tao serve", description="serve the TAO Runtime HTTP API")
     ap.add_argument("--host", default=None, help="bind address (default 127.0.0.1)")
     ap.add_argument("--port", type=int, default=None, help="port (default 8080; 0 = any free port)")
@@ -87,8 +95,18 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="prompt/grammar codec (generic: for random test checkpoints)",
     )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes on the one port (SO_REUSEPORT; each its own engine; "
+        "N > 1 wants TAO_REDIS_URL for idempotency keys, sessions and approvals)",
+    )
     ap.add_argument("--log-level", default="info")
     return ap
+
+
+_parser = parser  # the name older callers (tests) import
 
 
 def configure_logging(level: str) -> None:
@@ -98,14 +116,10 @@ def configure_logging(level: str) -> None:
     logging.basicConfig(level=level.upper(), format=LOG_FORMAT, stream=sys.stderr, force=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    import uvicorn
-
-    from tao.server.app import create_app
+def server_config(args: argparse.Namespace) -> ServerConfig:
+    """The :class:`ServerConfig` of parsed ``tao serve`` arguments (flags over ``TAO_*`` env)."""
     from tao.server.config import ServerConfig
 
-    configure_logging(args.log_level)
     cfg = ServerConfig.from_env(
         host=args.host,
         port=args.port,
@@ -129,29 +143,40 @@ def main(argv: list[str] | None = None) -> int:
         cfg.extra["idempotency_lock_ttl_s"] = str(args.idempotency_lock_ttl)
     if args.test_fault_headers:
         cfg.extra["test_fault_headers"] = "1"
+    return cfg
+
+
+def check_bind(cfg: ServerConfig) -> str | None:
+    """Why this configuration must not start (a bad keys file, a non-loopback bind without keys),
+    or None."""
     from tao.server.auth import KeysFileError, is_loopback, keyring_for
 
     try:
         ring = keyring_for(cfg.api_key, cfg.extra.get("keys_file"))
     except KeysFileError as exc:
-        print(f"tao serve: {exc}", file=sys.stderr)
-        return 2
+        return str(exc)
     if ring is None and not is_loopback(cfg.host):
-        print(
-            f"tao serve: refusing to bind {cfg.host} without API keys (--keys-file / TAO_KEYS_FILE or "
-            "--api-key / TAO_API_KEY); bind 127.0.0.1 for keyless local use",
-            file=sys.stderr,
+        return (
+            f"refusing to bind {cfg.host} without API keys (--keys-file / TAO_KEYS_FILE or "
+            "--api-key / TAO_API_KEY); bind 127.0.0.1 for keyless local use"
         )
-        return 2
+    return None
+
+
+def build_server(args: argparse.Namespace, cfg: ServerConfig) -> uvicorn.Server | str:
+    """The uvicorn server of one process (the app, its engine loaded at start-up), or why the app
+    cannot be built (its domain does not load or does not match the checkpoint)."""
+    import uvicorn
+
     from tao.domains import DomainLoadError
+    from tao.server.app import create_app
     from thought_model.checkpoint import DomainMismatchError
 
     try:
         app = create_app(cfg)
     except (DomainLoadError, DomainMismatchError) as exc:
-        print(f"tao serve: {exc}", file=sys.stderr)
-        return 2
-    server = uvicorn.Server(
+        return str(exc)
+    return uvicorn.Server(
         uvicorn.Config(
             app,
             host=cfg.host,
@@ -163,6 +188,36 @@ def main(argv: list[str] | None = None) -> int:
             lifespan="on",
         )
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser().parse_args(argv)
+    configure_logging(args.log_level)
+    if args.workers < 1:
+        print("tao serve: --workers must be at least 1", file=sys.stderr)
+        return 2
+    cfg = server_config(args)
+    refused = check_bind(cfg)
+    if refused:
+        print(f"tao serve: {refused}", file=sys.stderr)
+        return 2
+    if args.workers > 1:
+        from tao.server.workers import Supervisor, SupervisorConfig
+
+        sup = SupervisorConfig(
+            argv=argv,
+            workers=args.workers,
+            host=cfg.host,
+            port=cfg.port,
+            graceful_timeout_s=args.graceful_timeout,
+            shared_state=cfg.redis_url is not None,
+        )
+        return Supervisor(sup).run()
+    server = build_server(args, cfg)
+    if isinstance(server, str):
+        print(f"tao serve: {server}", file=sys.stderr)
+        return 2
     server.run()
     return 0
 
