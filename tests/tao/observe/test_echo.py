@@ -1,0 +1,100 @@
+"""The loop's expectations (tao.observe.echo) and how the Rust checker reads them: an echoed
+argument must come back unchanged, an absent one is fine (null in the allowed list), numbers
+compare by value; the compiled checkers stay bounded (Observer's LRU)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+import rust_validator as rv
+from tao.contracts import ActionResult, ErrorType
+from tao.domains.reference.registry import reference_registry
+from tao.observe.echo import echo_expectations
+from tao.observe.observer import Observer
+
+REG = reference_registry()
+ORDER = "209911150000000007"
+
+
+def _res(tool: str, data: Any) -> ActionResult:
+    return ActionResult(tool=tool, status_code=200, response_time_ms=3.0, parsed_data=data)
+
+
+def test_expectations_of_a_call() -> None:
+    exp = echo_expectations(REG["list_orders"], {"user_id": "U00000002", "status": "paid", "x": {"a": 1}})
+    assert exp == {
+        "/user_id": ["U00000002", None],
+        "/status": ["paid", None],
+        "/orders/0/status": ["paid", None],  # the output named like the argument
+    }
+    assert echo_expectations(REG["refund_payment"], {"amount": 5})["/amount"] == [5, 5.0, None]
+    assert echo_expectations(REG["refund_payment"], {"amount": 2.5})["/amount"] == [2.5, None]
+    assert echo_expectations(REG["get_user_profile"], {"flag": True, "a/b": "x"}) == {"/a~1b": ["x", None]}
+
+
+@pytest.mark.parametrize(
+    ("data", "valid"),
+    [
+        ({"order_id": ORDER, "status": "paid"}, True),
+        ({"order_id": "209901010000000000", "status": "paid"}, False),
+        ({"order_id": None, "status": "paid"}, None),  # null: required by the schema -> schema error
+    ],
+)
+def test_echoed_id(data: dict[str, Any], valid: bool | None) -> None:
+    spec = REG["get_order_status"]
+    obs = Observer().observe(spec, _res(spec.name, data), echo_expectations(spec, {"order_id": ORDER}))
+    if valid is None:
+        assert obs.error_type is ErrorType.TOOL_SCHEMA_VIOLATION
+    elif valid:
+        assert obs.valid and obs.confidence_score == 1.0
+    else:
+        assert obs.error_type is ErrorType.OBSERVATION_INCONSISTENT and not obs.valid
+        assert obs.confidence_score == pytest.approx(0.6 / 0.7)  # hard checks passed, consistency 0
+
+
+def test_absent_echo_and_empty_list_are_consistent_on_both_paths() -> None:
+    spec = REG["list_orders"]
+    exp = echo_expectations(spec, {"user_id": "U00000002", "status": "paid"})
+    checker = rv.ObservationChecker(spec.model_dump(mode="json"), expected=exp)
+    for data in ({"orders": [], "count": 0}, {"user_id": "U00000002", "orders": [], "count": 0}):
+        doc = _res(spec.name, data).model_dump(mode="json")
+        a, b = checker.check(doc), checker.check(orjson.dumps(doc))  # tree and fast (bytes) path
+        assert a["valid"] and b["valid"] and a == b, (a, b)
+    bad = _res(spec.name, {"orders": [{"order_id": ORDER, "status": "shipped", "amount": 1.0}], "count": 1})
+    doc = bad.model_dump(mode="json")
+    a, b = checker.check(doc), checker.check(orjson.dumps(doc))
+    assert a["error_type"] == b["error_type"] == "OBSERVATION_INCONSISTENT"
+
+
+def test_without_null_an_absent_value_is_still_missing() -> None:
+    spec = REG["get_logistics"]
+    c = rv.ObservationChecker(spec.model_dump(mode="json"), expected={"/nope": ["x"]})
+    out = c.check(
+        {
+            "status_code": 200,
+            "response_time_ms": 1,
+            "parsed_data": {"order_id": ORDER, "status": "in_transit"},
+        }
+    )
+    assert out["error_type"] == "OBSERVATION_INCONSISTENT"
+
+
+def test_the_checker_cache_is_bounded_and_replaced_contracts_recompile() -> None:
+    spec = REG["get_order_status"]
+    obs = Observer(max_checkers=4)
+    for i in range(50):
+        oid = f"2099111500000000{i:02d}"
+        o = obs.observe(
+            spec,
+            _res(spec.name, {"order_id": oid, "status": "paid"}),
+            echo_expectations(spec, {"order_id": oid}),
+        )
+        assert o.valid
+    assert len(obs._checkers) == 4
+    # a replaced contract of the same name is not answered by its predecessor's checkers
+    strict = spec.model_copy(update={"allowed_status_codes": [201]})
+    assert not obs.observe(strict, _res(spec.name, {"order_id": ORDER, "status": "paid"})).valid
+    assert all(k[0] != spec.name or obs._specs[spec.name][0] is strict for k in obs._checkers)
