@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -272,6 +272,35 @@ class ComposingEngine(PlanEngine):
 
     # -- interface -------------------------------------------------------------------------
     def generate(self, requests: list[PlanRequest]) -> list[PlanResult]:
+        rounds = self._rounds(requests)
+        try:
+            batch = next(rounds)
+            while True:
+                batch = rounds.send(self.inner.generate(batch))
+        except StopIteration as done:
+            return done.value
+
+    async def agenerate(self, requests: list[PlanRequest]) -> list[PlanResult]:
+        """The same rounds with the inner engine's own ``agenerate``: each round's whole request and
+        clauses go to the engine together (they join its running batch), no thread per request."""
+        rounds = self._rounds(requests)
+        try:
+            batch = next(rounds)
+            while True:
+                batch = rounds.send(await self.inner.agenerate(batch))
+        except StopIteration as done:
+            return done.value
+
+    def warm_up(self, *args: Any, **kwargs: Any) -> Any:
+        """The inner engine's grammar warm-up (clause requests use the same grammars)."""
+        warm = getattr(self.inner, "warm_up", None)
+        return warm(*args, **kwargs) if callable(warm) else None
+
+    def _rounds(
+        self, requests: list[PlanRequest]
+    ) -> Generator[list[PlanRequest], list[PlanResult], list[PlanResult]]:
+        """The composer's engine rounds as a generator: it yields each batch of requests for the
+        inner engine and is sent back their results (so sync and async callers share it)."""
         t0 = time.perf_counter()
         jobs = [self._job(r) for r in requests]
         batch: list[PlanRequest] = []
@@ -286,7 +315,7 @@ class ComposingEngine(PlanEngine):
             for k, c in enumerate(job.clauses):
                 batch.append(self._clause_request(job.req, c))
                 where.append((j, k))
-        results = self.inner.generate(batch)
+        results = yield batch
         for (j, k), res in zip(where, results, strict=True):
             job = jobs[j]
             _add_stats(job.stats, res.stats)
@@ -306,7 +335,8 @@ class ComposingEngine(PlanEngine):
                     where.append((j, k))
             if not batch:
                 break
-            for (j, k), res in zip(where, self.inner.generate(batch), strict=True):
+            results = yield batch
+            for (j, k), res in zip(where, results, strict=True):
                 _add_stats(jobs[j].stats, res.stats)
                 jobs[j].parts[k] = res
         out = []

@@ -25,6 +25,9 @@ class ServerConfig:
     tools_url: str | None = None  # base URL of the HTTP tool service used by /v1/run (TAO_TOOLS_URL)
     registry: str | None = None  # tool domain MODULE:ATTR (TAO_REGISTRY); default: the checkpoint's own
     compose: bool | None = None  # hybrid ComposingEngine (TAO_COMPOSE); None: compose.COMPOSE_DEFAULT
+    grammar_warmup: bool = (
+        True  # compile the registry's frequent slot-set grammars before /readyz (TAO_GRAMMAR_WARMUP=0: off)
+    )
     # admission control (tao.server.admission): in-flight bounds per replica, 0 = unbounded
     max_inflight_runs: int = 64  # POST /v1/run (TAO_MAX_INFLIGHT_RUNS)
     max_inflight_plans: int = 32  # POST /v1/plan (TAO_MAX_INFLIGHT_PLANS)
@@ -57,6 +60,8 @@ class ServerConfig:
             registry=env.get("TAO_REGISTRY") or None,
             router_config=Path(env["TAO_ROUTER_CONFIG"]) if env.get("TAO_ROUTER_CONFIG") else None,
             checkpoint=Path(env["TAO_CHECKPOINT"]) if env.get("TAO_CHECKPOINT") else DEFAULT_CHECKPOINT,
+            grammar_warmup=env.get("TAO_GRAMMAR_WARMUP", "1").strip().lower()
+            not in ("0", "false", "off", "no"),
         )
         for name, key, conv in (
             ("max_inflight_runs", "TAO_MAX_INFLIGHT_RUNS", int),

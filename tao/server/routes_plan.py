@@ -58,6 +58,8 @@ class EngineHolder:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config, self.engine, self.error = config, None, None
+        self.loaded = False  # the model is loaded (the grammar warm-up may still run)
+        self.warmup: dict[str, float] | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -71,13 +73,17 @@ class EngineHolder:
 
             codec = GenericCodec() if self.config.extra.get("codec") == "generic" else None
             t0 = time.perf_counter()
-            self.engine = load_engine(
+            engine = load_engine(
                 self.config.engine,
                 self.config.checkpoint,
                 codec=codec,
                 registry=self.config.registry,
                 compose=self.config.compose,
             )
+            self.loaded = True
+            if self.config.grammar_warmup:  # ready only once the frequent grammars are compiled
+                self.warmup = warm_grammars(engine, self.config.domain())
+            self.engine = engine
             ENGINE_READY.set(1)
             log.info(
                 "plan engine %s loaded from %s in %.1fs",
@@ -94,13 +100,28 @@ class EngineHolder:
             return True, f"loaded ({self.engine.name})"
         if not self.config.load_model:  # --no-model: never loading, so never "loading"
             return False, "disabled (--no-model)"
-        return False, f"failed: {self.error}" if self.error else "loading"
+        if self.error:
+            return False, f"failed: {self.error}"
+        return False, "warming up grammars" if self.loaded else "loading"
 
     def close(self) -> None:
         if self._thread is not None:
             self._thread.join(timeout=60)
         if self.engine is not None:
             self.engine.close()
+
+
+def warm_grammars(engine: Any, domain: Any) -> dict[str, float] | None:
+    """Compile the grammars of the registry's frequent slot sets (:mod:`thought_model.warmup`) on
+    an engine that caches them (``warm_up``); None for engines without one."""
+    warm = getattr(engine, "warm_up", None)
+    if not callable(warm):
+        return None
+    from thought_model.warmup import registry_slot_sets
+
+    info = warm(registry_slot_sets(domain.tools, domain.lexicon))
+    log.info("grammar warm-up: %s", info)
+    return info if isinstance(info, dict) else None
 
 
 def parse_json_body(raw: bytes) -> Any:

@@ -9,6 +9,8 @@ Usage::
 
 from __future__ import annotations
 
+import asyncio
+import enum
 import json
 import re
 import threading
@@ -24,15 +26,25 @@ from thought_model.checkpoint import checkpoint_domain
 from thought_model.engine.base import PlanEngine, PlanRequest, PlanResult
 from thought_model.engine.batcher import BatcherConfig, DynamicBatcher
 from thought_model.engine.codec import PlanCodec, default_codec, error_info_from
-from thought_model.engine.decode import DecodeConfig, Decoder, Row
+from thought_model.engine.decode import DecodeBatch, DecodeConfig, Decoder, Row
 from thought_model.engine.lean import LeanLlama
+from thought_model.engine.scheduler import ContinuousBatcher, SchedulerConfig
+
+
+class Scheduling(enum.Enum):
+    """How concurrent requests share the model (docs/serving.md, "Batching")."""
+
+    CONTINUOUS = "continuous"  # iteration-level: join/leave the running batch at every step
+    WINDOW = "window"  # the earlier design: gather for wait_ms, run that batch to completion
 
 
 @dataclass
 class CpuEngineConfig:
     threads: int = 1  # torch intra-op threads; 1 is fastest for small models on a shared CPU
     decode: DecodeConfig = field(default_factory=DecodeConfig)
-    batch: BatcherConfig = field(default_factory=BatcherConfig)
+    scheduling: Scheduling = Scheduling.CONTINUOUS
+    scheduler: SchedulerConfig = field(default_factory=SchedulerConfig)  # CONTINUOUS
+    batch: BatcherConfig = field(default_factory=BatcherConfig)  # WINDOW
     max_prompt_tokens: int = 1024
     dtype: str = "float32"
 
@@ -67,6 +79,9 @@ class GrammarCache:
         self._compiler = xgr.GrammarCompiler(info, max_threads=1)
         self._cache: dict[str, xgr.CompiledGrammar] = {}
         self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._cache)
 
     def get(self, schema: dict) -> xgr.CompiledGrammar:
         key = json.dumps(schema, sort_keys=True, ensure_ascii=False)
@@ -106,43 +121,103 @@ class CpuEngine(PlanEngine):
         self.grammars = GrammarCache(self.tokenizer, self.vocab_size, self.eos_id)
         self._by_tools: dict[tuple[tuple[str, ...] | None, frozenset[str] | None], xgr.CompiledGrammar] = {}
         self.decoder = Decoder(self.model, self.tokenizer, self.vocab_size, self.eos_id, self.cfg.decode)
-        self._lock = threading.Lock()
-        self._batcher = DynamicBatcher(
-            self._run_batch, self.cfg.batch, on_start=lambda: torch.set_num_threads(self.cfg.threads)
-        )
+        self._lock = threading.Lock()  # one forward at a time (scheduler steps, generate_batch)
+        on_start = lambda: torch.set_num_threads(self.cfg.threads)  # noqa: E731
+        self._batcher: ContinuousBatcher | DynamicBatcher
+        if self.cfg.scheduling is Scheduling.CONTINUOUS:
+            self._batcher = ContinuousBatcher(
+                lambda n: DecodeBatch(self.decoder, n), self.cfg.scheduler, self._lock, on_start
+            )
+        else:
+            self._batcher = DynamicBatcher(self._decode_rows, self.cfg.batch, on_start=on_start)
 
     # -- public API ---------------------------------------------------------------------------
     def generate(self, requests: list[PlanRequest]) -> list[PlanResult]:
-        futures = [self._batcher.submit((r, time.perf_counter())) for r in requests]
-        return [f.result() for f in futures]
+        now = time.perf_counter()
+        prepared = [self._prepare(r, now) for r in requests]
+        futures = [self._batcher.submit(p) if isinstance(p, Row) else None for p in prepared]
+        for f in futures:
+            if f is not None:
+                f.result()
+        return [self._result(r, p, now) for r, p in zip(requests, prepared, strict=True)]
 
     def generate_batch(self, requests: list[PlanRequest]) -> list[PlanResult]:
         """Run exactly these requests as one batch on the calling thread (benchmarks, tests)."""
         now = time.perf_counter()
-        return self._run_batch([(r, now) for r in requests])
+        prepared = [self._prepare(r, now) for r in requests]
+        self._decode_rows([p for p in prepared if isinstance(p, Row)])
+        return [self._result(r, p, now) for r, p in zip(requests, prepared, strict=True)]
 
     async def agenerate(self, requests: list[PlanRequest]) -> list[PlanResult]:
-        import asyncio
+        now = time.perf_counter()
+        prepared: list[Row | PlanResult] = []
+        for r in requests:
+            enc = self._encode(r)
+            if isinstance(enc, tuple) and enc[2] not in self._by_tools:  # a grammar to compile:
+                await asyncio.to_thread(self._grammar_for, *enc[2])  # off the event loop
+            prepared.append(self._prepare(r, now, enc))
+        futures = [asyncio.wrap_future(self._batcher.submit(p)) for p in prepared if isinstance(p, Row)]
+        await asyncio.gather(*futures)
+        return [self._result(r, p, now) for r, p in zip(requests, prepared, strict=True)]
 
-        futures = [asyncio.wrap_future(self._batcher.submit((r, time.perf_counter()))) for r in requests]
-        return list(await asyncio.gather(*futures))
+    def warm_up(
+        self, slot_sets: list[frozenset[str] | None], tools: list[str] | None = None
+    ) -> dict[str, float]:
+        """Compile (and cache) the grammars of ``slot_sets`` for the tool subset ``tools`` now, so
+        the first requests with those slot sets are not cold. Returns counts and seconds."""
+        t0 = time.perf_counter()
+        before = len(self.grammars)
+        failed = 0
+        for slots in dict.fromkeys(slot_sets):
+            try:
+                self._grammar_for(tools, slots)
+            except Exception:  # a slot set no tool can use: nothing to warm
+                failed += 1
+        return {
+            "slot_sets": len(set(slot_sets)),
+            "compiled": len(self.grammars) - before,
+            "skipped": failed,
+            "seconds": round(time.perf_counter() - t0, 3),
+        }
 
     def close(self) -> None:
         self._batcher.close()
 
     # -- internals ----------------------------------------------------------------------------
-    def _prepare(self, request: PlanRequest, submitted: float) -> Row | PlanResult:
+    def _decode_rows(self, rows: list[Row]) -> list[Row]:
+        with self._lock, torch.inference_mode():
+            self.decoder.run(rows)
+        return rows
+
+    def _encode(self, request: PlanRequest) -> tuple[str, object, tuple] | PlanResult:
+        """Prompt, codec context and grammar key of one request (or its typed error)."""
         try:
             prompt, ctx = self.codec.prepare(request)
-            grammar = self._grammar_for(request.tools, self.codec.slots(request, ctx))
+            slots = self.codec.slots(request, ctx)
         except Exception as exc:
-            return PlanResult(
-                error=ErrorInfo(
-                    error_type=ErrorType.TOOL_UNKNOWN if request.tools else ErrorType.PLAN_INVALID,
-                    message=str(exc)[:500],
-                    field="/tools",
-                )
+            return self._bad_request(request, exc)
+        tools = None if request.tools is None else tuple(sorted(set(request.tools)))
+        return prompt, ctx, (tools, slots)
+
+    @staticmethod
+    def _bad_request(request: PlanRequest, exc: Exception) -> PlanResult:
+        return PlanResult(
+            error=ErrorInfo(
+                error_type=ErrorType.TOOL_UNKNOWN if request.tools else ErrorType.PLAN_INVALID,
+                message=str(exc)[:500],
+                field="/tools",
             )
+        )
+
+    def _prepare(self, request: PlanRequest, submitted: float, enc=None) -> Row | PlanResult:
+        enc = self._encode(request) if enc is None else enc
+        if isinstance(enc, PlanResult):
+            return enc
+        prompt, ctx, (tools, slots) = enc
+        try:
+            grammar = self._grammar_for(tools, slots)
+        except Exception as exc:
+            return self._bad_request(request, exc)
         ids = self.tokenizer.encode(prompt, add_special_tokens=False)  # prompts carry their own BOS
         limit = min(self.cfg.max_prompt_tokens, self.model.max_positions - 16)
         if len(ids) > limit:
@@ -160,31 +235,21 @@ class CpuEngine(PlanEngine):
         row.ctx = ctx
         return row
 
+    def _result(self, req: PlanRequest, p: Row | PlanResult, submitted: float) -> PlanResult:
+        return p if isinstance(p, PlanResult) else self._finish(req, p, submitted)
+
     def _grammar_for(
-        self, tools: list[str] | None, slots: frozenset[str] | None = None
+        self, tools: list[str] | tuple[str, ...] | None, slots: frozenset[str] | None = None
     ) -> xgr.CompiledGrammar:
         """The compiled grammar of a tool subset and (per request) the slots its perception found."""
         key = (None if tools is None else tuple(sorted(set(tools))), slots)
         hit = self._by_tools.get(key)
         if hit is None:
-            hit = self.grammars.get(self.codec.schema(tools, slots))
+            hit = self.grammars.get(self.codec.schema(None if tools is None else list(key[0] or ()), slots))
             if len(self._by_tools) >= 1024:
                 self._by_tools.pop(next(iter(self._by_tools)))
             self._by_tools[key] = hit
         return hit
-
-    def _run_batch(self, items: list[tuple[PlanRequest, float]]) -> list[PlanResult]:
-        prepared = [self._prepare(r, t) for r, t in items]
-        rows = [p for p in prepared if isinstance(p, Row)]
-        with self._lock, torch.inference_mode():
-            self.decoder.run(rows)
-        out: list[PlanResult] = []
-        for (req, submitted), p in zip(items, prepared):
-            if isinstance(p, PlanResult):
-                out.append(p)
-                continue
-            out.append(self._finish(req, p, submitted))
-        return out
 
     def _finish(self, req: PlanRequest, row: Row, submitted: float) -> PlanResult:
         text = self.decoder.text(row)

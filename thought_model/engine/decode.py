@@ -94,82 +94,16 @@ class Decoder:
 
     # -- main loop ----------------------------------------------------------------------------
     def run(self, rows: list[Row]) -> None:
-        """Decode every row to completion (or error), filling ``out_ids``, ``stats``, ``error``."""
+        """Decode every row to completion (or error), filling ``out_ids``, ``stats``, ``error``:
+        one :class:`DecodeBatch` holding all of them (the offline batch)."""
         if not rows:
             return
         t0 = time.perf_counter()
-        matchers = [xgr.GrammarMatcher(r.grammar) for r in rows]
-        bitmask = xgr.allocate_token_bitmask(1, self.vocab_size)
-        limits: list[int] = []  # each row's resolved max_new
+        batch = DecodeBatch(self, len(rows))
         for r in rows:
-            r.max_new = min(r.max_new or self.cfg.max_new_tokens, self.cfg.max_new_tokens)
-            limits.append(r.max_new)
-        capacity = (
-            max(len(r.prompt_ids) + n for r, n in zip(rows, limits, strict=True)) + self.cfg.max_draft + 2
-        )
-        cache = self.model.new_cache(len(rows), capacity)
-        active = list(range(len(rows)))
-        fed: list[list[int]] = []
-        n_draft: list[int] = []
-        for i, r in enumerate(rows):
-            r.stats.prompt_tokens = len(r.prompt_ids)
-            d = self._drafts_initial(matchers[i])
-            fed.append(list(r.prompt_ids) + d)
-            n_draft.append(len(d))
-        while active:
-            n = max(len(f) for f in fed)
-            toks = torch.zeros((len(active), n), dtype=torch.long)
-            for b, f in enumerate(fed):
-                toks[b, : len(f)] = torch.tensor(f, dtype=torch.long)
-            lens = torch.tensor([len(f) for f in fed], dtype=torch.long)
-            first = min(len(f) - nd - 1 for f, nd in zip(fed, n_draft))  # earliest logits read
-            logits = self.model.forward(toks, lens, cache, logits_from=first)
-            now = time.perf_counter()
-            keep: list[int] = []
-            new_fed, new_nd = [], []
-            for b, i in enumerate(active):
-                r, m, f = rows[i], matchers[i], fed[b]
-                r.stats.forward_passes += 1
-                j = len(f) - n_draft[b] - 1
-                g = -1
-                while True:
-                    g = self._masked_argmax(logits[b, j - first], m, bitmask)
-                    if g < 0 or not m.accept_token(g):
-                        r.error, r.done = "grammar", True
-                        break
-                    r.out_ids.append(g)
-                    if j + 1 < len(f) and g == f[j + 1] and len(r.out_ids) < limits[i]:
-                        r.stats.jump_forward_tokens += 1
-                        j += 1
-                        if m.is_terminated():
-                            break
-                        continue
-                    break
-                cache.lengths[b] += j + 1
-                r.stats.generated_tokens = len(r.out_ids)
-                if r.done:
-                    continue
-                if m.is_terminated():
-                    r.done = True
-                elif len(r.out_ids) >= limits[i]:
-                    r.error, r.done = "length", True
-                elif r.deadline is not None and now > r.deadline:
-                    r.error, r.done = "deadline", True
-                if r.done:
-                    continue
-                d = self._drafts(m, g)
-                keep.append(b)
-                new_fed.append([g, *d])
-                new_nd.append(len(d))
-            if len(keep) != len(active):
-                if keep:
-                    cache.keep(keep)
-                active = [active[b] for b in keep]
-            if len(keep) > 1:  # every row is padded to the longest: keep drafts short in batches
-                cap = max(self.cfg.min_batch_draft, self.cfg.batch_draft_tokens // len(keep))
-                new_fed = [f[: 1 + cap] for f in new_fed]
-                new_nd = [min(nd, cap) for nd in new_nd]
-            fed, n_draft = new_fed, new_nd
+            batch.add(r)
+        while len(batch):
+            batch.step()
         ms = (time.perf_counter() - t0) * 1000.0
         for r in rows:
             r.stats.ms = ms
@@ -203,3 +137,112 @@ class Decoder:
     def text(self, row: Row) -> str:
         ids = [t for t in row.out_ids if t != self.eos_id]
         return self.tok.decode(ids, skip_special_tokens=False)
+
+
+class DecodeBatch:
+    """The rows decoded together, one forward pass per :meth:`step`; rows join (:meth:`add`) and
+    leave (finished rows are returned by :meth:`step`) at step boundaries.
+
+    Each row keeps its own grammar matcher and its own slot of a preallocated KV cache
+    (``[max_rows, capacity]``); live rows occupy slots ``0..len-1`` (a finished row's slot is
+    refilled by moving later rows down, in place). A joining row's first pass feeds its prompt
+    (plus the forced prefix) while the others feed their next token and drafts: the forward is
+    packed (:meth:`LeanLlama.forward_packed`), so nobody pays for anybody else's length. A row's
+    tokens depend only on its own prompt, grammar and cache, never on who else is in the batch:
+    joining, leaving and batch size leave each output identical to decoding it alone."""
+
+    def __init__(self, decoder: Decoder, max_rows: int, capacity: int | None = None) -> None:
+        self.dec = decoder
+        self.max_rows = max_rows
+        cap = capacity or decoder.model.max_positions + decoder.cfg.max_draft + 2
+        self.cache = decoder.model.new_cache(max_rows, cap)
+        self.rows: list[Row] = []
+        self._matchers: list[xgr.GrammarMatcher] = []
+        self._fed: list[list[int]] = []  # what each row feeds in the next pass
+        self._n_draft: list[int] = []  # how many of those are unverified drafts
+        self._bitmask = xgr.allocate_token_bitmask(1, decoder.vocab_size)
+        self.passes = 0
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def free(self) -> int:
+        return self.max_rows - len(self.rows)
+
+    def add(self, row: Row) -> None:
+        """Join ``row`` (its prompt is fed in the next :meth:`step`)."""
+        if not self.free:
+            raise RuntimeError("decode batch is full")
+        cfg = self.dec.cfg
+        row.max_new = min(row.max_new or cfg.max_new_tokens, cfg.max_new_tokens)
+        row.stats.prompt_tokens = len(row.prompt_ids)
+        m = xgr.GrammarMatcher(row.grammar)
+        d = self.dec._drafts_initial(m)
+        self.cache.lengths[len(self.rows)] = 0
+        self.rows.append(row)
+        self._matchers.append(m)
+        self._fed.append([*row.prompt_ids, *d])
+        self._n_draft.append(len(d))
+
+    def drop(self, keep: list[int]) -> None:
+        """Keep only the rows at ``keep`` (ascending indices), e.g. after their callers left."""
+        if len(keep) == len(self.rows):
+            return
+        self.cache.compact(keep)
+        self.rows = [self.rows[b] for b in keep]
+        self._matchers = [self._matchers[b] for b in keep]
+        self._fed = [self._fed[b] for b in keep]
+        self._n_draft = [self._n_draft[b] for b in keep]
+
+    def step(self) -> list[Row]:
+        """One forward pass over every row; returns the rows that finished (and left)."""
+        if not self.rows:
+            return []
+        dec, cfg = self.dec, self.dec.cfg
+        read_from = [len(f) - nd - 1 for f, nd in zip(self._fed, self._n_draft, strict=True)]
+        logits, offsets = dec.model.forward_packed(self._fed, self.cache, read_from)
+        self.passes += 1
+        now = time.perf_counter()
+        keep: list[int] = []
+        done: list[Row] = []
+        for b, r in enumerate(self.rows):
+            m, f = self._matchers[b], self._fed[b]
+            r.stats.forward_passes += 1
+            j = read_from[b]
+            g = -1
+            while True:
+                g = dec._masked_argmax(logits[offsets[b] + j - read_from[b]], m, self._bitmask)
+                if g < 0 or not m.accept_token(g):
+                    r.error, r.done = "grammar", True
+                    break
+                r.out_ids.append(g)
+                if j + 1 < len(f) and g == f[j + 1] and len(r.out_ids) < (r.max_new or 0):
+                    r.stats.jump_forward_tokens += 1
+                    j += 1
+                    if m.is_terminated():
+                        break
+                    continue
+                break
+            self.cache.lengths[b] += j + 1
+            r.stats.generated_tokens = len(r.out_ids)
+            if not r.done:
+                if m.is_terminated():
+                    r.done = True
+                elif len(r.out_ids) >= (r.max_new or 0):
+                    r.error, r.done = "length", True
+                elif r.deadline is not None and now > r.deadline:
+                    r.error, r.done = "deadline", True
+            if r.done:
+                done.append(r)
+                continue
+            d = dec._drafts(m, g)
+            keep.append(b)
+            self._fed[b] = [g, *d]
+            self._n_draft[b] = len(d)
+        self.drop(keep)
+        if len(keep) > 1:  # drafts past the batch's share would mostly be rejected work
+            cap = max(cfg.min_batch_draft, cfg.batch_draft_tokens // len(keep))
+            self._fed = [fd[: 1 + cap] for fd in self._fed]
+            self._n_draft = [min(nd, cap) for nd in self._n_draft]
+        return done

@@ -53,6 +53,17 @@ class KVCache:
         self.v = [t.index_select(0, idx) for t in self.v]
         self.lengths = self.lengths.index_select(0, idx)
 
+    def compact(self, rows: list[int]) -> None:
+        """Keep ``rows`` (ascending) in slots ``0..len(rows)-1`` in place: no reallocation, so
+        the freed slots at the end take new rows (continuous batching)."""
+        for new, old in enumerate(rows):
+            if new != old:
+                n = int(self.lengths[old].item())
+                for t in (*self.k, *self.v):
+                    t[new, :n] = t[old, :n]
+                self.lengths[new] = self.lengths[old]
+        self.lengths[len(rows) :] = 0
+
 
 class LeanLlama:
     """Inference-only Llama built from the weights of a transformers ``LlamaForCausalLM``."""
@@ -175,3 +186,80 @@ class LeanLlama:
         if logits_from:
             h = h[:, logits_from:]
         return F.linear(self._rms(h, self.norm), self.lm_head).float()
+
+    @torch.inference_mode()
+    def forward_packed(
+        self, fed: list[list[int]], cache: KVCache, read_from: list[int]
+    ) -> tuple[torch.Tensor, list[int]]:
+        """Feed row ``b`` the tokens ``fed[b]`` at positions ``cache.lengths[b] + j`` without padding
+        the linears: every projection runs on the packed real tokens only (a joining row's prompt
+        costs its own tokens, not ``rows x longest``); attention is per row over its cached keys.
+        Returns the logits ``[M, vocab]`` (float32) of the positions ``read_from[b]..len(fed[b])-1``
+        of each row, packed, and each row's offset into them. Like :meth:`forward`, it writes the
+        fed tokens' keys/values but does not advance ``cache.lengths``."""
+        B = len(fed)
+        lens = [len(f) for f in fed]
+        n, N = max(lens), sum(lens)
+        dev = self.device
+        uniform = all(ln == n for ln in lens)
+        row_of = torch.tensor(
+            [b for b, ln in enumerate(lens) for _ in range(ln)], dtype=torch.long, device=dev
+        )
+        col_of = torch.tensor([j for ln in lens for j in range(ln)], dtype=torch.long, device=dev)
+        base = cache.lengths[:B]
+        pos = base[row_of] + col_of  # [N]
+        T = int(pos.max().item()) + 1
+        if T > cache.capacity:
+            raise ValueError(f"sequence would exceed KV cache capacity {cache.capacity}")
+        cos = self.cos[pos].unsqueeze(1)  # [N, 1, D]
+        sin = self.sin[pos].unsqueeze(1)
+        if B == 1 and n == 1:
+            mask = None
+        else:
+            qpos = base[:, None] + torch.arange(n, device=dev)[None, :]  # [B, n] (padding included)
+            mask = (torch.arange(T, device=dev)[None, None, :] <= qpos[:, :, None]).unsqueeze(1)
+        flat_pad = None if uniform else row_of * n + col_of  # packed token -> padded [B*n] slot
+        h = F.embedding(torch.tensor([t for f in fed for t in f], dtype=torch.long, device=dev), self.embed)
+        for li, L in enumerate(self.layers):
+            x = self._rms(h, L.ln_in)
+            qkv = F.linear(x, L.qkv)  # [N, ...]
+            qk = self._rope(
+                qkv[:, : self.q_size + self.kv_size].view(N, self.n_heads + self.kv_heads, self.head_dim),
+                cos,
+                sin,
+            )
+            q, k = qk[:, : self.n_heads], qk[:, self.n_heads :]
+            v = qkv[:, self.q_size + self.kv_size :].view(N, self.kv_heads, self.head_dim)
+            kc, vc = cache.k[li], cache.v[li]
+            kc[row_of, pos] = k
+            vc[row_of, pos] = v
+            if flat_pad is None:
+                qp = q.reshape(B, n, self.n_heads, self.head_dim)
+            else:
+                qp = q.new_zeros((B * n, self.n_heads, self.head_dim))
+                qp[flat_pad] = q
+                qp = qp.view(B, n, self.n_heads, self.head_dim)
+            att = F.scaled_dot_product_attention(
+                qp.transpose(1, 2),
+                kc[:B, :T].transpose(1, 2),
+                vc[:B, :T].transpose(1, 2),
+                attn_mask=mask,
+                enable_gqa=self.kv_heads != self.n_heads,
+            ).transpose(1, 2)  # [B, n, heads, D]
+            att = att.reshape(B * n, self.q_size)
+            if flat_pad is not None:
+                att = att[flat_pad]
+            h = h + F.linear(att, L.o)
+            x = self._rms(h, L.ln_post)
+            gu = F.linear(x, L.gate_up)
+            h = h + F.linear(F.silu(gu[..., : self.inter]) * gu[..., self.inter :], L.down)
+        offsets: list[int] = []
+        read: list[int] = []
+        start = 0
+        for ln, r in zip(lens, read_from, strict=True):
+            offsets.append(len(read))
+            read.extend(range(start + r, start + ln))
+            start += ln
+        if len(read) != N:
+            h = h[torch.tensor(read, dtype=torch.long, device=dev)]
+        return F.linear(self._rms(h, self.norm), self.lm_head).float(), offsets
