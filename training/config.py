@@ -37,6 +37,11 @@ class TrainConfig:
     user_known_prob: float = 0.6
     three_prob: float = 0.0
     list_prob: float = 0.0
+    # optional teacher (training.teacher): paraphrases from an OpenAI-compatible endpoint
+    teacher: str | None = None  # base URL (e.g. http://127.0.0.1:8080/v1); None: no teacher
+    teacher_model: str = "auto"
+    teacher_per_template: int = 3
+    teacher_templates: int = 200  # training templates sent (picked with the seed); 0 = all
     # tokenizer / model
     vocab_size: int = 3072
     hidden_size: int = 256
@@ -159,6 +164,13 @@ _HELP = {
     "user_known_prob": "share of generated rows whose session knows the user (else <ME> is missing)",
     "three_prob": "share of composed training rows with three intents",
     "list_prob": "share of composed training rows written as a list",
+    "teacher": "optional: base URL of an OpenAI-compatible endpoint (e.g. the project's gateway, "
+    "http://127.0.0.1:8080/v1; key from $TAO_TEACHER_API_KEY) asked for paraphrases of the training "
+    "templates with the slot markers kept; a paraphrase that breaks a marker is dropped and counted "
+    "(DIR/data/teacher.json); never required",
+    "teacher_model": "model name sent to --teacher",
+    "teacher_per_template": "paraphrases asked per template from --teacher",
+    "teacher_templates": "training templates sent to --teacher (picked with --seed; 0: all)",
     "vocab_size": "BPE vocabulary size (slot and special tokens included)",
     "hidden_size": "model width",
     "intermediate_size": "MLP width",

@@ -102,6 +102,8 @@ def _ensure_data(cfg: TrainConfig, out: Path, d: Dist, domain: Domain) -> Path:
         return Path(cfg.data_dir)
     data = out / "data"
     if d.main and not (data / "train.jsonl").exists():
+        if cfg.teacher:
+            domain = _taught(cfg, data, domain)
         write_splits(
             data,
             GenConfig(
@@ -119,6 +121,31 @@ def _ensure_data(cfg: TrainConfig, out: Path, d: Dist, domain: Domain) -> Path:
     if d.world > 1:
         dist.barrier()
     return data
+
+
+def _taught(cfg: TrainConfig, data: Path, domain: Domain) -> Domain:
+    """The domain with the teacher's accepted paraphrases (``--teacher``); the counts go to
+    ``data/teacher.json`` and the log."""
+    from training.teacher import TeacherConfig, teach
+
+    tcfg = TeacherConfig(
+        url=str(cfg.teacher),
+        model=cfg.teacher_model,
+        api_key=os.environ.get("TAO_TEACHER_API_KEY") or "none",
+        per_template=cfg.teacher_per_template,
+        max_templates=cfg.teacher_templates,
+        seed=cfg.seed,
+        progress=cfg.progress,
+    )
+    taught, report = teach(domain, tcfg)
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "teacher.json").write_text(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
+    print(
+        f"teacher {cfg.teacher}: {report.accepted} paraphrases accepted, {report.dropped_markers} dropped "
+        f"(markers), {report.dropped_other} dropped (other), {report.failed_requests}/{report.requests} "
+        "requests failed"
+    )
+    return taught
 
 
 def _tokenizer(cfg: TrainConfig, data: Path, out: Path, d: Dist, lexicon: Lexicon | None = None) -> Any:
