@@ -36,7 +36,7 @@ from bench.common import (
 )
 from bench.worker import EXIT_MISSING, EXIT_OK, SUITES_PATH_ENV, extend_suite_path
 
-SUITES = ("validator", "plan", "estimator", "router", "load", "chaos")
+SUITES = ("validator", "plan", "estimator", "router", "load", "chaos", "routing")
 RESERVED = ("suite", "status", "meta", "error")
 
 

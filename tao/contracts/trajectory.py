@@ -23,6 +23,9 @@ class EventKind(str, Enum):
     MESSAGE_READ = "message_read"
     BLACKBOARD_READ = "blackboard_read"
     BLACKBOARD_WRITE = "blackboard_write"
+    # the planning decision point (tao.loop.intent): the routed tool subset and how the turn plans
+    ROUTING = "routing"
+    PLANNING_DECISION = "planning_decision"
 
 
 class TrajectoryEvent(BaseModel):

@@ -33,6 +33,7 @@ from tao.contracts import (
 )
 from tao.loop.carryover import Carry, CarryOver
 from tao.loop.correction import HANDLERS, CorrectionBudget
+from tao.loop.intent.decision import DecisionPoint, PlanningDecision, PlanPath
 from tao.loop.plancheck import PlanValidator
 from tao.loop.planner import Planner, PlanOutcome, ReplayPlanner
 from tao.loop.report import RunReport, StepRecord
@@ -80,8 +81,10 @@ class TaoLoop:
         tracer: Tracer | None = None,
         session_store: SessionStore | None = None,
         carry: CarryOver | None = None,
+        decision: DecisionPoint | None = None,
     ) -> None:
         self.planner, self.executor = planner, executor
+        self.decision = decision  # routing + bypass + fallback planner (tao.loop.intent); not for replays
         self.carry = carry  # follow-up turns (tao.loop.carryover); never applied to a replayed plan
         self.observer = observer or Observer()
         self.plan_validator = plan_validator or PlanValidator(executor.registry.args_schemas())
@@ -133,7 +136,8 @@ class TaoLoop:
             )
             if on_start is not None:
                 on_start(traj)
-            plan, order, early = await self._plan(request, session, traj, stages, deadline, carry)
+            pre = self._decide(carry.request if carry is not None else request, session, traj)
+            plan, order, early = await self._plan(request, session, traj, stages, deadline, carry, pre)
             if early is not None:
                 report = early
             else:
@@ -252,9 +256,15 @@ class TaoLoop:
         stages: _Stages,
         deadline: float,
         carry: Carry | None = None,
+        pre: PlanningDecision | None = None,
     ) -> tuple[ThoughtPlan | None, list[str], RunReport | None]:
         strict = False
         last_error: tuple[ErrorType, str] = (ErrorType.LLM_OUTPUT_MALFORMED, "no plan")
+        if pre is not None and pre.path is not PlanPath.PLAN:
+            early = self._decided(pre, session, traj)
+            if early is not None:
+                return early
+        failed = 0
         for attempt in range(1 + self.config.max_replans):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -276,8 +286,11 @@ class TaoLoop:
                         self.planner.plan(
                             carry.request if carry is not None else request,
                             session,
-                            tools=self.executor.registry.names(),
-                            strict=strict,
+                            tools=pre.tools
+                            if pre is not None and pre.tools is not None
+                            else self.executor.registry.names(),
+                            strict=strict
+                            or (pre is not None and pre.tools is not None),  # routed: grammar = subset
                             deadline_s=remaining,
                         ),
                         remaining,
@@ -355,6 +368,18 @@ class TaoLoop:
                     errors=errors[:20],
                     backend=self.plan_validator.backend,
                 )
+            failed += 1
+            if self.decision is not None and pre is not None:
+                fb = self.decision.after_failures(
+                    carry.request if carry is not None else request, session, failed, pre.routing
+                )
+                if fb is not None:
+                    traj.emit(EventKind.PLANNING_DECISION, **fb.record())
+                    return self._decided(fb, session, traj) or (
+                        None,
+                        [],
+                        self._stop(traj, RunStatus.FAILED, last_error[0], last_error[1]),
+                    )
             if attempt < self.config.max_replans:
                 traj.emit(
                     EventKind.CORRECTION,
@@ -365,6 +390,70 @@ class TaoLoop:
                 )
                 strict = True
         return None, [], self._stop(traj, RunStatus.FAILED, last_error[0], last_error[1])
+
+    def _decide(self, request: str, session: SessionState, traj: Trajectory) -> PlanningDecision | None:
+        """The planning decision of this turn (routing event + planning_decision event)."""
+        if self.decision is None or isinstance(self.planner, ReplayPlanner):
+            return None
+        pre = self.decision.before(request, session)
+        if pre.routing is not None:
+            traj.emit(EventKind.ROUTING, **pre.routing.record())
+        traj.emit(EventKind.PLANNING_DECISION, **pre.record())
+        return pre
+
+    def _decided(
+        self, pre: PlanningDecision, session: SessionState, traj: Trajectory
+    ) -> tuple[ThoughtPlan | None, list[str], RunReport | None] | None:
+        """The outcome of a decision that needs no plan model (None: plan with the model)."""
+        if pre.path is PlanPath.BYPASS:
+            return (
+                None,
+                [],
+                self._stop(traj, RunStatus.FAILED, ErrorType.BUDGET_EXHAUSTED, "not planned: " + pre.reason),
+            )
+        out = pre.plan
+        if pre.path is PlanPath.CLARIFY:
+            near = [t for t, _p in (pre.routing.scores[:3] if pre.routing else ())]
+            out = InsufficientContext(required_fields=["intent"])
+            rep = self._stop(
+                traj,
+                RunStatus.NEEDS_USER,
+                ErrorType.INSUFFICIENT_CONTEXT,
+                "which task is meant? no tool fits clearly"
+                + (" (closest: " + ", ".join(near) + ")" if near else ""),
+            )
+            rep.required_fields = list(out.required_fields)
+            return None, [], rep
+        if isinstance(out, InsufficientContext):
+            rep = self._stop(
+                traj,
+                RunStatus.NEEDS_USER,
+                ErrorType.INSUFFICIENT_CONTEXT,
+                "the request lacks: " + ", ".join(out.required_fields),
+            )
+            rep.required_fields = list(out.required_fields)
+            return None, [], rep
+        if out is None:
+            return None
+        plan = out
+        try:
+            plan = resolve_plan(out, session, self.executor.registry.args_schemas())
+            errors, order, et = self.plan_validator.classify(for_check(plan))
+        except ResolveError as exc:
+            errors, order, et = [str(exc)], [], ErrorType.PLAN_INVALID
+        if et is None:
+            traj.emit(
+                EventKind.MODEL_RESPONSE,
+                plan=plan.model_dump(mode="json", exclude_none=True),
+                stats={"rule": pre.path.value},
+            )
+            return plan, order, None
+        traj.emit(
+            EventKind.ERROR, error_type=et.value, errors=errors[:20], backend=self.plan_validator.backend
+        )
+        if pre.path is PlanPath.FALLBACK_PLANNER:
+            return None, [], self._stop(traj, RunStatus.FAILED, et, "; ".join(errors[:5]))
+        return None  # a direct step that does not check: plan with the model
 
     def _stop(self, traj: Trajectory, status: RunStatus, error_type: ErrorType, message: str) -> RunReport:
         traj.emit(EventKind.ERROR, error_type=error_type, message=message)
