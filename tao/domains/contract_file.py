@@ -372,7 +372,7 @@ def load_contract_file(path: str | Path) -> Domain:
     file = str(path)
     domain, where = _build(read_contract_file(path), file, Path(path).resolve().parent)
     domain.ref = str(Path(path).resolve())
-    check_samples(domain, lambda tool, j: f"{file}: {where[tool]}/{j}")
+    check_samples(domain, lambda tool, j: f"{where[tool]}/{j}")  # the error's ref names the file
     return domain
 
 
