@@ -17,6 +17,7 @@ from tao.action.registry import ToolRegistry
 from tao.contracts import ToolSpec
 from tao.contracts.domain import Domain
 from tao.loop.carryover import CarryConfig, CarryOver, CarryStrategy
+from tao.loop.intent.config import PlanningConfig
 from tao.loop.loop import LoopConfig, TaoLoop
 from tao.loop.plancheck import PlanValidator
 from tao.loop.planner import Planner
@@ -38,6 +39,9 @@ class RuntimeConfig:
     a2a_agents: str | list[str] | None = (
         None  # remote A2A agents as tools ("alias=URL,…"; None: TAO_A2A_AGENTS)
     )
+    planning: PlanningConfig | None = None
+    """The planning decision point (intent routing, bypass, fallback planner; tao.loop.intent,
+    ``load_planning_config()`` reads planner_config.yaml); None: plan every request with the model."""
 
 
 class Runtime:
@@ -99,6 +103,14 @@ class Runtime:
             if carry_cfg.strategy is not CarryStrategy.OFF
             else None
         )
+        self.decision = None
+        if self.config.planning is not None:
+            from tao.loop.intent import router_for
+            from tao.loop.intent.decision import DecisionPoint
+
+            pc = self.config.planning
+            router = router_for(domain, pc.routing) if pc.routing.enabled else None
+            self.decision = DecisionPoint(domain, pc, router)
 
     def loop(self, planner: Planner) -> TaoLoop:
         return TaoLoop(
@@ -111,6 +123,7 @@ class Runtime:
             tracer=self.tracer,
             session_store=self.session_store,
             carry=self.carry,
+            decision=self.decision,
         )
 
     async def aclose(self) -> None:

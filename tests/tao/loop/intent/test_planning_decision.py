@@ -163,3 +163,22 @@ def test_the_direct_path_needs_the_threshold_and_the_margin(combined, combined_r
         "right now: weather in Paris tomorrow", _session()
     )
     assert d2.path is PlanPath.PLAN and d2.urgency == "right now"
+
+
+async def test_the_runtime_wires_the_decision_point_from_its_config(combined) -> None:
+    from tao.loop.runtime import Runtime, RuntimeConfig
+
+    rt = Runtime(RuntimeConfig(planning=PlanningConfig()), domain=combined)
+    try:
+        assert rt.decision is not None and rt.decision.router is not None
+        planner = ScriptedPlanner(WEATHER_PLAN)
+        rep = await rt.loop(planner).run("帮我看看明天北京的天气怎么样", _session())
+        assert rep.status == "success" and planner.calls[0]["strict"] is True
+        assert _events(rep, EventKind.ROUTING) and _events(rep, EventKind.PLANNING_DECISION)
+    finally:
+        await rt.aclose()
+    plain = Runtime(RuntimeConfig(), domain=combined)
+    try:
+        assert plain.decision is None  # off unless configured
+    finally:
+        await plain.aclose()
