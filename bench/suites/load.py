@@ -33,6 +33,7 @@ from typing import Any
 import httpx
 import orjson
 
+from bench import scale as replay_scale
 from bench.load import LoadConfig, Request, run_load
 from bench.plans import PlanGenConfig, PlanGenerator, broken_dependency, entity_literals
 from bench.stack import Service, ServiceError
@@ -46,7 +47,7 @@ class LoadSuiteConfig:
     quick: bool = False
     target_qps: float = 1000.0
     replay_rates: tuple[float, ...] = (10, 25, 50, 100, 200, 500, 1000)
-    step_s: float = 10.0
+    step_s: float = 5.0  # the scaling phases (bench.scale) share the run's few minutes
     max_requests_per_step: int = 3000  # bounds the overloaded steps (1000 QPS → 3 s)
     fault_qps: float = 50.0
     fault_s: float = 20.0
@@ -295,6 +296,8 @@ def run(quick: bool = False, cfg: LoadSuiteConfig | None = None) -> dict:
             )
             if not any(r["outcomes"].get("success") for r in replay):
                 raise RuntimeError(f"no replayed plan succeeded against {url}: {replay[0]['outcomes']}")
+            _log("scale: the peer proxy, ½ and 2× saturation, --workers 2, 1 and 3 replicas")
+            scale = replay_scale.run(mock.base_url, url, replay, reqs, cfg.quick, cfg.serve_args)
             _log("faults: 10% tool timeouts, 5% malformed, 2% broken dependencies")
             # no warm-up here: the server is warm, and faulty warm-up traffic would trip breakers
             faults = _sweep(url, (cfg.fault_qps,), cfg.fault_s, faulty, cfg.client_timeout_s, warm_s=0)[0]
@@ -309,7 +312,9 @@ def run(quick: bool = False, cfg: LoadSuiteConfig | None = None) -> dict:
                 "slo_ms": cfg.slo_ms,
                 "note": f"tao serve with the plan model did not start: {str(exc)[-500:]}",
             }
-    return _assemble(cfg, result, peer, replay, faults, model)
+    result = _assemble(cfg, result, peer, replay, faults, model)
+    replay_scale.merge(result, scale)
+    return result
 
 
 def _model_phase(mock: Service, cfg: LoadSuiteConfig) -> dict:
