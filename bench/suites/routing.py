@@ -14,9 +14,10 @@ workplace 11) with the shipped router (:mod:`tao.loop.intent`):
    ``text`` (or ``request``) and ``tools`` (a list; empty = out of scope) or ``tool``/``expected``.
 3. **Plan accuracy and latency with and without routing** where the plan model can plan: the
    default checkpoint knows only the reference domain's 22 tools, so the cases are reference-domain
-   held-out requests (``bench.heldout``) routed among all 41 tools; "without" is the checkpoint's
-   own 22-tool grammar, "with" restricts it to the routed subset (its reference tools; a request
-   routed elsewhere or to the fallback branch counts as wrong).
+   held-out requests (``bench.heldout``) routed among all 41 tools. "without": the checkpoint's own
+   22-tool grammar; "with": the grammar restricted to the routed subset's reference tools (a request
+   routed elsewhere or to the clarify fallback counts as wrong); "with ... general fallback": a
+   request below the threshold is planned with the whole grammar instead of asking.
 """
 
 from __future__ import annotations
@@ -118,15 +119,17 @@ def plan_with_and_without(router: Any, n_per_split: int) -> dict[str, Any]:
     cases = heldout_cases(n_per_split)
     engine.generate([cases[0].request])  # warm-up
     out: dict[str, Any] = {}
-    for mode in ("without_routing", "with_routing"):
+    for mode in ("without_routing", "with_routing", "with_routing_general_fallback"):
         correct, lat, fallback, elsewhere, sizes = 0, [], 0, 0, []
         for c in cases:
             t = time.perf_counter()
             req = c.request
-            if mode == "with_routing":
+            if mode != "without_routing":
                 d = router.route(req.text)
                 subset = [x for x in d.tools if x in known]
-                if not d.routed or not subset:
+                if not d.routed and mode == "with_routing_general_fallback":
+                    subset = sorted(known)  # the general chain: the whole (checkpoint's) registry
+                if not subset:
                     fallback += not d.routed
                     elsewhere += d.routed and not subset
                     lat.append((time.perf_counter() - t) * 1000)
