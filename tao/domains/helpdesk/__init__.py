@@ -10,7 +10,7 @@ handlers of :mod:`.mock`. ``eval_sets/handwritten.jsonl`` (case format) was writ
 generator for this domain existed and is never training data. :mod:`.samples` holds real response
 bodies of the mock service, checked against the response schemas when the domain is loaded.
 ``tools.yaml`` is the same domain as a contract file (``--registry tao/domains/helpdesk/tools.yaml``;
-no mock handlers), written by ``python -m tao.domains.contract_file tao.domains.helpdesk:registry
+no mock handlers), written by ``python -m tao.domains.contract_dump tao.domains.helpdesk:registry
 tao/domains/helpdesk/tools.yaml``.
 """
 

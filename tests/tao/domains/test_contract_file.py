@@ -12,14 +12,8 @@ import yaml
 from tao.contracts.domain import Domain
 from tao.domains import DomainLoadError, load_domain
 from tao.domains.contract import ContractError
-from tao.domains.contract_file import (
-    ContractFileError,
-    domain_from_document,
-    dump_domain,
-    dumps,
-    load_contract_file,
-    main,
-)
+from tao.domains.contract_dump import dump_domain, dumps, main
+from tao.domains.contract_file import ContractFileError, domain_from_document, load_contract_file
 
 HELPDESK_FILE = Path(__file__).resolve().parents[3] / "tao" / "domains" / "helpdesk" / "tools.yaml"
 TOOL = {
@@ -61,11 +55,11 @@ def test_helpdesk_file_is_the_python_domain() -> None:
     }
     assert fd.name == "helpdesk" and fd.ref == str(HELPDESK_FILE.resolve())
     assert fd.mock_handlers is None and fd.mock_data is None  # a file has no handlers
-    # regenerating it gives the committed file (python -m tao.domains.contract_file ... OUT)
+    # regenerating it gives the committed file (python -m tao.domains.contract_dump ... OUT)
     text = HELPDESK_FILE.read_text(encoding="utf-8")
     body = text.split("\n", 1)[1]
     assert dumps(dump_domain(py, HELPDESK_FILE.parent)) == body, (
-        "tools.yaml is stale: python -m tao.domains.contract_file tao.domains.helpdesk:registry "
+        "tools.yaml is stale: python -m tao.domains.contract_dump tao.domains.helpdesk:registry "
         "tao/domains/helpdesk/tools.yaml"
     )
 
