@@ -37,6 +37,7 @@ from bench import scale as replay_scale
 from bench.load import LoadConfig, Request, run_load
 from bench.plans import PlanGenConfig, PlanGenerator, broken_dependency, entity_literals
 from bench.stack import Service, ServiceError
+from bench.suites import load_plan
 
 JSON = {"content-type": "application/json"}
 FAULT_HEADERS = {"tool_timeout": "timeout", "malformed": "malformed"}
@@ -275,6 +276,7 @@ def run(quick: bool = False, cfg: LoadSuiteConfig | None = None) -> dict:
     reqs = replay_requests(cfg)
     faulty = replay_requests(cfg, faults=True)
     result: dict[str, Any] = {"config": asdict(cfg)}
+    result["plan_serving"] = load_plan.run(quick, cfg.serve_args)  # /v1/plan vs the engine offline
     _log("peer: bare FastAPI echo app")
     with Service("echo", ["-m", "bench.echo_server", "--port", "{port}"]) as echo:
         peer = _sweep(
@@ -417,6 +419,8 @@ def _assemble(
         "fault_run_error_rate": faults["error_rate"],
         "fault_run_lost": faults["lost"],
     }
+    if "plan_serving" in result:  # plan_qps_vs_engine_batched, plan_p99_ms_batch1 (bench.suites.load_plan)
+        load_plan.merge(result, result["plan_serving"])
     result["comparisons"] = [
         {
             "name": f"client P99 latency at {r['offered_qps']:g} QPS offered",

@@ -15,7 +15,7 @@ from tao.contracts import ErrorType
 from thought_model.engine.base import PlanRequest
 from thought_model.engine.codec import GenericCodec
 from thought_model.engine.cpu import CpuEngine, CpuEngineConfig, Scheduling
-from thought_model.engine.decode import DecodeBatch, DecodeConfig
+from thought_model.engine.decode import DecodeBatch, DecodeConfig, Row
 from thought_model.engine.scheduler import SchedulerConfig
 
 pytestmark = pytest.mark.slow  # loads a model: runs in `make test`, not `make test-fast`
@@ -56,9 +56,11 @@ def alone(engine):
     return out
 
 
-def _rows(engine: CpuEngine, requests: list[PlanRequest]):
+def _rows(engine: CpuEngine, requests: list[PlanRequest]) -> list[Row]:
     now = time.perf_counter()
-    return [engine._prepare(r, now) for r in requests]
+    rows = [engine._prepare(r, now) for r in requests]
+    assert all(isinstance(r, Row) for r in rows)
+    return [r for r in rows if isinstance(r, Row)]
 
 
 def test_packed_forward_equals_padded(engine):
@@ -93,7 +95,7 @@ def test_rows_joining_and_leaving_a_running_batch_decode_as_alone(engine, alone)
     rows = _rows(engine, REQUESTS)
     batch = DecodeBatch(engine.decoder, max_rows=3)
     waiting = list(range(len(rows)))
-    finished: dict[int, object] = {}
+    finished: dict[int, Row] = {}
     index = {id(r): i for i, r in enumerate(rows)}
     joined_mid = 0
     step = 0
