@@ -96,6 +96,7 @@ def run(quick: bool = False) -> dict[str, Any]:
         "events": out["events"],
         "bucket": b,
         "outcomes": out["outcomes"],
+        "lost": out["lost"],
         "config": out["config"],
         "quick": quick,
         "duration_s": round(time.perf_counter() - t0, 1),

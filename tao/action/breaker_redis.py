@@ -38,6 +38,7 @@ from redis.retry import Retry
 from router.metrics import SHARED_DEGRADED
 from tao.action.breaker import BreakerBoard, BreakerConfig, CircuitBreaker, Permit
 from tao.action.idempotency import part
+from tao.action.idempotency_redis import once_more
 
 log = logging.getLogger("tao.breaker")
 
@@ -128,7 +129,9 @@ class SharedBreaker:
         if b.use_redis():
             token = uuid.uuid4().hex
             try:
-                r = await b.allow_script(keys=list(self.keys), args=[token, b.probe_ttl_ms])
+                r = await once_more(
+                    b.client, lambda: b.allow_script(keys=list(self.keys), args=[token, b.probe_ttl_ms])
+                )
             except _DOWN as exc:
                 b.went_down(exc)
             else:
@@ -168,7 +171,7 @@ class SharedBreaker:
 
     async def _write(self, script, keys: list[str], args: list) -> list | None:
         try:
-            out = await script(keys=keys, args=args)
+            out = await once_more(self.board.client, lambda: script(keys=keys, args=args))
         except _DOWN as exc:
             self.board.went_down(exc)
             return None

@@ -14,7 +14,9 @@ For a step key ``K`` (see :func:`tao.action.idempotency.idempotency_key`):
    written; the in-flight record is removed by its live owner whatever the outcome (a live owner
    knows what happened and its caller's retry policy decides what comes next).
 
-A backend that cannot be reached refuses the call (``TOOL_TRANSIENT``, nothing sent).
+A backend that cannot be reached refuses the call (``TOOL_TRANSIENT``, nothing sent). If it becomes
+unreachable *after* the call, the call's real result is returned (the done record is then missing
+and the in-flight record stays: a later attempt ends as in step 3, never re-executes).
 """
 
 from __future__ import annotations
@@ -147,9 +149,16 @@ class StepGuard:
             await b.put(inflight, orjson.dumps({"owner": owner, "tool": tool, "at": time.time()}), done_ms)
             async with heartbeat(b, lock, owner, ttl_ms):
                 result = await call()
-            if result.error_info is None:
-                await b.put(record_key("done", key), result.model_dump_json().encode(), done_ms)
-            await b.delete(inflight)
+            try:
+                if result.error_info is None:
+                    await b.put(record_key("done", key), result.model_dump_json().encode(), done_ms)
+                await b.delete(inflight)
+            except BackendUnavailable:  # the call was made: its real outcome, never "not made"
+                log.warning(
+                    "outcome of %s not recorded (store unreachable); its in-flight record stays, "
+                    "so a later attempt ends as outcome unknown instead of re-executing",
+                    key,
+                )
             return result
         finally:
             with contextlib.suppress(BackendUnavailable):
