@@ -180,7 +180,9 @@ async def test_graceful_shutdown_finishes_in_flight(plan_server):
     """SIGTERM while plans are in flight: all of them complete with 200, then the process exits."""
     async with httpx.AsyncClient(base_url=plan_server.base, timeout=60) as client:
         tasks = [
-            asyncio.create_task(client.post("/v1/plan", json={"request": f"weather {i}", "tools": PLAN_TOOLS}))
+            asyncio.create_task(
+                client.post("/v1/plan", json={"request": f"weather {i}", "tools": PLAN_TOOLS})
+            )
             for i in range(6)
         ]
         in_flight = 0
