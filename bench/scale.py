@@ -1,15 +1,15 @@
 """The load suite's replay targets against a same-run peer, and how replay QPS scales with
 worker processes and replicas (issue 17, "Cores and replicas" and the peer targets).
 
-Called by ``bench.suites.load`` with the mock tool service (its own process) and the 1-worker
-``tao serve`` whose replay sweep it has just run:
+Called by ``bench.suites.load`` with the mock tool service (its own process). Every runtime
+here runs with the admission bound ``--max-inflight-runs inflight_per_worker`` per process:
 
-1. **peer** — ``bench.replay_peer`` (FastAPI + aiohttp proxy, the same tool calls to the same
-   mock, nothing else) swept at the same offered rates with the same requests;
-2. **half / 2× saturation** — the runtime at ½ and 2× its saturated QPS (the highest 200-answer
-   rate of its sweep): overhead P99 at ½; at 2× the share of that maximum still answered, what
-   was shed (503), what came back past ``deadline_s`` (a 200 later than that, a 504, a client
-   timeout), nothing lost;
+1. **runtime** — ``tao serve --no-model`` (1 worker) swept at ``rates``; then at ½ and 2× its
+   saturated QPS (the highest 200-answer rate of its sweep): overhead P99 at ½; at 2× the share
+   of that maximum still answered, what was shed (503), what came back past ``deadline_s`` (a
+   200 later than that, a 504, a client timeout), nothing lost;
+2. **peer** — ``bench.replay_peer`` (FastAPI + aiohttp proxy, the same tool calls to the same
+   mock, nothing else) swept at the same rates with the same requests, and at tao's ½;
 3. **workers** — ``tao serve --workers 2`` at multiples of the 1-worker saturation: its
    saturated QPS over the 1-worker one;
 4. **replicas** — 1 and 3 ``tao serve`` processes behind ``bench.balancer`` (round-robin TCP on
@@ -41,7 +41,12 @@ class ScaleConfig:
     max_requests_per_step: int = 3200
     client_timeout_s: float = 30.0
     deadline_s: float = 1.0  # a 200 later than this (from its scheduled send) is past its deadline
-    warm_share: float = 0.5  # warm-up (not measured) at this share of the 1-worker saturation
+    rates: tuple[float, ...] = (25, 50, 100, 200, 400, 800)  # the runtime's and the peer's sweep
+    warm_qps: float = 20.0  # warm-up of the 1-worker runtime and of the peer (not measured)
+    warm_share: float = 0.5  # warm-up of the fleets at this share of the 1-worker saturation
+    # admission bound per worker / replica: ≈ its saturated QPS × the latency to keep (~50/s ×
+    # 0.3 s on these shared cores); the server's default (64) suits a replica doing 200+ QPS
+    inflight_per_worker: int = 16
     warm_s: float = 3.0  # every worker/replica sees each tool before the clock starts
     scale_factors: tuple[float, ...] = (1.0, 1.5, 2.2, 3.0)  # × the 1-worker saturated QPS
     replicas: int = 3
@@ -51,7 +56,7 @@ class ScaleConfig:
     def for_run(cls, quick: bool) -> ScaleConfig:
         if not quick:
             return cls()
-        return cls(step_s=2.0, max_requests_per_step=600, warm_s=1.5, scale_factors=(2.2,))
+        return cls(step_s=2.0, max_requests_per_step=600, warm_s=1.5, scale_factors=(2.2,), rates=(50, 400))
 
 
 def _log(msg: str) -> None:
@@ -153,33 +158,29 @@ def _fleet(mock_url: str, n: int, serve_args: list[str]) -> Callable[[ExitStack]
 
 
 def run(
-    mock_url: str,
-    runtime_url: str,
-    runtime_sweep: list[dict],
-    reqs: list[Request],
-    quick: bool,
-    serve_args: list[str] | None = None,
+    mock_url: str, reqs: list[Request], quick: bool, serve_args: list[str] | None = None
 ) -> dict[str, Any]:
-    """Every phase of the module doc; ``runtime_sweep`` is the 1-worker replay sweep (load suite)."""
+    """Every phase of the module doc, against the mock at ``mock_url``."""
     cfg = ScaleConfig.for_run(quick)
-    serve_args = serve_args or []
-    rates = tuple(r["offered_qps"] for r in runtime_sweep)
-    for r in runtime_sweep:
-        r["served_qps"] = served_qps(r)
-    sat1 = saturation(runtime_sweep)
-    _log(f"runtime (1 worker) saturated at {sat1:.1f}/s")
-    out: dict[str, Any] = {"config": asdict(cfg), "runtime_saturated_qps": sat1}
-    out["runtime_served"] = {"x": list(rates), "y": [r["served_qps"] for r in runtime_sweep]}
-
-    half = step(runtime_url, max(1.0, sat1 / 2), reqs, cfg, "tao 1 worker, ½ saturation")
-    over = step(runtime_url, max(2.0, 2 * sat1), reqs, cfg, "tao 1 worker, 2× saturation")
+    serve_args = ["--max-inflight-runs", str(cfg.inflight_per_worker), *(serve_args or [])]
+    rates = cfg.rates
+    out: dict[str, Any] = {"config": asdict(cfg)}
+    with _serve(mock_url, serve_args, "tao-1-worker") as one:
+        url = one.base_url + "/v1/run"
+        out["runtime"] = sweep(url, rates, reqs, cfg, "tao 1 worker", cfg.warm_qps)
+        sat1 = saturation(out["runtime"])
+        _log(f"runtime (1 worker) saturated at {sat1:.1f}/s")
+        half = step(url, max(1.0, sat1 / 2), reqs, cfg, "tao 1 worker, ½ saturation")
+        over = step(url, max(2.0, 2 * sat1), reqs, cfg, "tao 1 worker, 2× saturation")
+    out["runtime_saturated_qps"] = sat1
+    out["runtime_served"] = {"x": list(rates), "y": [r["served_qps"] for r in out["runtime"]]}
     out["half_sat"], out["twice_sat"] = half, over
 
     with Service(
         "replay-peer", ["-m", "bench.replay_peer", "--port", "{port}", "--tools-url", mock_url]
     ) as peer:
         peer_url = peer.base_url + "/v1/run"
-        out["peer"] = sweep(peer_url, rates, reqs, cfg, "peer proxy", cfg.warm_share * sat1)
+        out["peer"] = sweep(peer_url, rates, reqs, cfg, "peer proxy", cfg.warm_qps)
         peer_half = step(peer_url, max(1.0, sat1 / 2), reqs, cfg, "peer proxy, tao's ½ saturation")
     out["peer_half_sat"] = peer_half
     peer_sat = saturation(out["peer"])
@@ -202,7 +203,16 @@ def run(
         saturation(fleets[cfg.replicas]),
     )
     check = deadline_check(over, cfg.deadline_s)
-    runs = [half, over, peer_half, *out["peer"], *out["workers2"], *fleets[1], *fleets[cfg.replicas]]
+    runs = [
+        *out["runtime"],
+        half,
+        over,
+        peer_half,
+        *out["peer"],
+        *out["workers2"],
+        *fleets[1],
+        *fleets[cfg.replicas],
+    ]
     p99 = lambda r: r["client_ms"]["p99"]  # noqa: E731
     out["summary"] = {
         "replay_qps_vs_peer": sat1 / peer_sat if peer_sat else None,
@@ -250,7 +260,7 @@ def plot_series(scale: dict[str, Any]) -> dict[str, dict[str, list]]:
 
 def table(scale: dict[str, Any]) -> dict[str, Any]:
     rows = []
-    for key in ("peer", "workers2", "replicas1", "replicas3"):
+    for key in ("runtime", "peer", "workers2", "replicas1", "replicas3"):
         for r in scale[key]:
             rows.append(_row(r))
     rows += [_row(scale["half_sat"]), _row(scale["peer_half_sat"]), _row(scale["twice_sat"])]

@@ -298,12 +298,12 @@ def run(quick: bool = False, cfg: LoadSuiteConfig | None = None) -> dict:
             )
             if not any(r["outcomes"].get("success") for r in replay):
                 raise RuntimeError(f"no replayed plan succeeded against {url}: {replay[0]['outcomes']}")
-            _log("scale: the peer proxy, ½ and 2× saturation, --workers 2, 1 and 3 replicas")
-            scale = replay_scale.run(mock.base_url, url, replay, reqs, cfg.quick, cfg.serve_args)
             _log("faults: 10% tool timeouts, 5% malformed, 2% broken dependencies")
             # no warm-up here: the server is warm, and faulty warm-up traffic would trip breakers
             faults = _sweep(url, (cfg.fault_qps,), cfg.fault_s, faulty, cfg.client_timeout_s, warm_s=0)[0]
             faults["mock_stats"] = httpx.get(mock.base_url + "/_stats", timeout=10).json()
+        _log("scale: tao 1 worker and the peer proxy, ½ and 2× saturation, --workers 2, 1 and 3 replicas")
+        scale = replay_scale.run(mock.base_url, reqs, cfg.quick, cfg.serve_args)
         try:
             model = _model_phase(mock, cfg)
         except ServiceError as exc:  # no usable plan model: recorded, the replay results still stand
