@@ -159,8 +159,16 @@ class ObservationChecker:
         """Microseconds per call of each stage of a check of ``action_result`` (Rust only, no
         Python): the full path (parse into a tree, schema, rules, extraction, whole) and the fast
         path (UTF-8, scan, whole). For benchmarks; the document should pass every check."""
-    def check(self, action_result: JSONInput, *, soft: float | None = None) -> Observation:
-        """One ActionResult (bytes/str of JSON, or a dict). Raises ValidationInputError on bad input."""
+    def check(
+        self,
+        action_result: JSONInput,
+        *,
+        soft: float | None = None,
+        expected: dict[str, list[Any]] | None = None,
+    ) -> Observation:
+        """One ActionResult (bytes/str of JSON, or a dict). Raises ValidationInputError on bad input.
+        ``expected``: this call's {pointer: [values]} in place of the compiled ones (a list holding
+        null accepts an absent value); checked on the tree path; a bad map raises CompileError."""
     def check_batch(
         self,
         items: Iterable[JSONInput],

@@ -147,6 +147,13 @@ impl Contract {
 
     /// Check an ActionResult value (taken by value: normalization edits its `parsed_data`).
     pub fn check_value(&self, action: Value, soft: Option<f64>) -> Result<Observation<'_>, InputError> {
+        self.check_value_expecting(action, soft, &self.expected)
+    }
+
+    /// [`Self::check_value`] against per-call expectations instead of the compiled ones (the loop's
+    /// echoed arguments vary per call; compiling a contract per call would cost far more).
+    pub fn check_value_expecting(&self, action: Value, soft: Option<f64>, expected: &[(String, Vec<Value>)])
+        -> Result<Observation<'_>, InputError> {
         let Value::Object(mut action) = action else {
             return Err(shape("", "an action result must be a JSON object"));
         };
@@ -311,8 +318,8 @@ impl Contract {
         //    null also accepts an absent value (an echo the tool may leave out); the fast path
         //    answers only when every expected value is present, so absent ones are decided here.
         let mut consistent = true;
-        if !self.expected.is_empty() {
-            let off = self.expected.iter().find_map(|(p, allowed)| match lookup(&data, p) {
+        if !expected.is_empty() {
+            let off = expected.iter().find_map(|(p, allowed)| match lookup(&data, p) {
                 Some(v) if allowed.contains(v) => None,
                 Some(v) => Some(format!("{p} = {v} not in {}", Value::Array(allowed.clone()))),
                 None if allowed.iter().any(Value::is_null) => None,

@@ -1,8 +1,9 @@
 """Observation: check an ActionResult against its tool contract, in Rust only.
 
-The check is ``rust_validator.ObservationChecker`` (one compiled per tool contract and plan
-expectation, kept in a bounded LRU: expectations carry the call's resolved arguments, so they vary
-per call; a compile costs ~35–200 µs on the loaded 2-core VM, a cached check ~2–45 µs);
+The check is ``rust_validator.ObservationChecker`` (one compiled per tool contract, kept in a
+bounded LRU; the plan's expectations carry the call's resolved arguments, so they vary per call and
+are passed to each check, ``check(..., expected=)``: a compile per call would cost ~35–200 µs on
+the loaded 2-core VM);
 ``POST /v1/observe`` runs the same checker, so the loop and the server cannot disagree
 (``tests/tao/observe/test_agreement.py``). There is no Python copy. The loop's expectations come
 from :func:`tao.observe.echo.echo_expectations` (each argument the tool may echo).
@@ -29,46 +30,33 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-import orjson
-
 from rust_validator import ObservationChecker, ValidationInputError
 from tao.contracts import ActionResult, ErrorType, ObservationResult, ToolSpec
 
 DEFAULT_MAX_CHECKERS = 1024
-"""Compiled checkers kept (least recently used dropped first): each holds its contract's compiled
-response schema, a few KB to tens of KB."""
+"""Compiled checkers kept (least recently used dropped first): one per tool contract, each holding
+its compiled response schema (a few KB to tens of KB)."""
 
 
 class Observer:
-    """Checks ActionResults per tool, caching compiled checkers per (tool, expectation) in an LRU
-    of at most ``max_checkers`` (the checker without expectations of each tool included)."""
+    """Checks ActionResults with one compiled checker per tool (an LRU of at most
+    ``max_checkers``); the plan's expectations go to each check (``check(..., expected=)``), so
+    they never cost a compile."""
 
     backend = "rust"
 
     def __init__(self, max_checkers: int = DEFAULT_MAX_CHECKERS) -> None:
         self.max_checkers = max(1, max_checkers)
-        self._checkers: OrderedDict[tuple[str, bytes], Any] = OrderedDict()
-        self._specs: dict[str, tuple[ToolSpec, dict[str, Any]]] = {}
+        self._checkers: OrderedDict[str, tuple[ToolSpec, Any]] = OrderedDict()
 
-    def _spec_json(self, spec: ToolSpec) -> dict[str, Any]:
-        held = self._specs.get(spec.name)
-        if held is None or held[0] is not spec:
-            if held is not None:  # the tool's contract was replaced: its old checkers are stale
-                for k in [k for k in self._checkers if k[0] == spec.name]:
-                    del self._checkers[k]
-            held = self._specs[spec.name] = (spec, spec.model_dump(mode="json"))
-        return held[1]
-
-    def _checker(self, spec: ToolSpec, expected: dict[str, Any] | None) -> Any:
-        contract = self._spec_json(spec)
-        exp = orjson.dumps(expected, option=orjson.OPT_SORT_KEYS) if expected else b""
-        key = (spec.name, exp)
-        c = self._checkers.get(key)
-        if c is not None:
-            self._checkers.move_to_end(key)
-            return c
-        c = ObservationChecker(contract, expected=expected or None)
-        self._checkers[key] = c
+    def _checker(self, spec: ToolSpec) -> Any:
+        held = self._checkers.get(spec.name)
+        if held is not None and held[0] is spec:
+            self._checkers.move_to_end(spec.name)
+            return held[1]
+        c = ObservationChecker(spec.model_dump(mode="json"))  # new, or its contract was replaced
+        self._checkers[spec.name] = (spec, c)
+        self._checkers.move_to_end(spec.name)
         while len(self._checkers) > self.max_checkers:
             self._checkers.popitem(last=False)
         return c
@@ -84,7 +72,10 @@ class Observer:
         """The checker's raw result (what ``POST /v1/observe`` answers); ``soft`` is a soft-check
         score in [0, 1] weighted in by the checker. Raises ``ValidationInputError`` for a result
         the checker refuses to read."""
-        return self._checker(spec, expected).check(result.model_dump(mode="json"), soft=soft)
+        doc = result.model_dump(mode="json")
+        if expected:  # this call's expectations (checked on the tree path, no compile)
+            return self._checker(spec).check(doc, soft=soft, expected=expected)
+        return self._checker(spec).check(doc, soft=soft)
 
     def observe(
         self,

@@ -205,10 +205,26 @@ impl ObservationChecker {
 
     /// Check one ActionResult (`bytes`/`str` of JSON, or a dict) → a lazy, dict-like
     /// ObservationResult (`Observation`). `soft`: an optional soft-check score in [0, 1] (weight 0.3).
-    #[pyo3(signature = (action_result, *, soft=None))]
-    fn check(&self, action_result: &Bound<'_, PyAny>, soft: Option<f64>) -> PyResult<PyObservation> {
+    /// `expected`: {pointer: [values]} for this call only, in place of the compiled ones (checked
+    /// on the tree path).
+    #[pyo3(signature = (action_result, *, soft=None, expected=None))]
+    fn check(&self, action_result: &Bound<'_, PyAny>, soft: Option<f64>, expected: Option<&Bound<'_, PyAny>>)
+        -> PyResult<PyObservation> {
         let py = action_result.py();
         let c = &self.shared.contract;
+        if let Some(e) = expected {
+            let exp = match to_value(e, &Limits::default(), StrIs::Json)? {
+                Value::Null => Vec::new(),
+                Value::Object(m) => crate::contract::pointer_values(Some(&m), "expected").map_err(|e| build_err(py, e))?,
+                _ => return Err(build_err(py, BuildError::new("expected", "must be an object {pointer: [values]}"))),
+            };
+            let action = match raw_json(action_result, StrIs::Json)? {
+                Some(raw) => crate::parse::parse_bytes(raw.bytes(), &c.limits),
+                None => Ok(to_value(action_result, &c.limits, StrIs::Json)?),
+            };
+            let obs = action.and_then(|a| c.check_value_expecting(a, soft, &exp));
+            return Ok(PyObservation::new(&self.shared, obs.map_err(|e| input_err(py, e))?));
+        }
         let obs = if let Some(raw) = raw_json(action_result, StrIs::Json)? {
             let bytes = raw.bytes();
             if bytes.len() >= DETACH_BYTES {

@@ -82,19 +82,39 @@ def test_without_null_an_absent_value_is_still_missing() -> None:
     assert out["error_type"] == "OBSERVATION_INCONSISTENT"
 
 
-def test_the_checker_cache_is_bounded_and_replaced_contracts_recompile() -> None:
+def test_expectations_never_compile_and_the_cache_is_bounded() -> None:
     spec = REG["get_order_status"]
-    obs = Observer(max_checkers=4)
+    obs = Observer(max_checkers=2)
     for i in range(50):
         oid = f"2099111500000000{i:02d}"
-        o = obs.observe(
-            spec,
-            _res(spec.name, {"order_id": oid, "status": "paid"}),
-            echo_expectations(spec, {"order_id": oid}),
-        )
-        assert o.valid
-    assert len(obs._checkers) == 4
-    # a replaced contract of the same name is not answered by its predecessor's checkers
+        good = _res(spec.name, {"order_id": oid, "status": "paid"})
+        assert obs.observe(spec, good, echo_expectations(spec, {"order_id": oid})).valid
+        other = echo_expectations(spec, {"order_id": "209901010000000000"})
+        assert obs.observe(spec, good, other).error_type is ErrorType.OBSERVATION_INCONSISTENT
+    assert list(obs._checkers) == ["get_order_status"]  # one compiled checker for 100 expectations
+    for name in ("get_logistics", "get_user_profile", "get_weather"):
+        obs.observe(REG[name], _res(name, {}))
+    assert len(obs._checkers) == 2
+    # a replaced contract of the same name is not answered by its predecessor's checker
+    obs.observe(spec, _res(spec.name, {"order_id": ORDER, "status": "paid"}))
     strict = spec.model_copy(update={"allowed_status_codes": [201]})
     assert not obs.observe(strict, _res(spec.name, {"order_id": ORDER, "status": "paid"})).valid
-    assert all(k[0] != spec.name or obs._specs[spec.name][0] is strict for k in obs._checkers)
+    assert obs._checkers[spec.name][0] is strict
+
+
+def test_per_call_expectations_equal_compiled_ones() -> None:
+    spec = REG["get_order_status"]
+    exp = echo_expectations(spec, {"order_id": ORDER})
+    compiled = rv.ObservationChecker(spec.model_dump(mode="json"), expected=exp)
+    per_call = rv.ObservationChecker(spec.model_dump(mode="json"))
+    for data in (
+        {"order_id": ORDER, "status": "paid"},
+        {"order_id": "209901010000000000", "status": "paid"},
+        {"status": "paid"},
+        {"order_id": ORDER, "status": "bogus"},
+    ):
+        doc = _res(spec.name, data).model_dump(mode="json")
+        for d in (doc, orjson.dumps(doc)):
+            assert dict(compiled.check(d)) == dict(per_call.check(d, expected=exp)), data
+    with pytest.raises(rv.CompileError):
+        per_call.check(doc, expected={"no-pointer": [1]})
