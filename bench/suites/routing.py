@@ -153,7 +153,8 @@ def plan_with_and_without(router: Any, n_per_split: int) -> dict[str, Any]:
     return out
 
 
-def run(quick: bool = False, plans: bool = True) -> dict[str, Any]:
+def run(quick: bool = False, plans: bool = True, n_per_split: int | None = None) -> dict[str, Any]:
+    """``quick``: 5 plan cases per held-out split (fits the runner's quick timeout), else 30."""
     from tao.domains import load_domain
     from tao.domains.combined import parts
     from tao.loop.intent import router_for
@@ -182,7 +183,7 @@ def run(quick: bool = False, plans: bool = True) -> dict[str, Any]:
         result["writer_heldout"] = writer
         tables.append(_confusion_table("routing confusion (groups), writer's held-out", writer))
     if plans:
-        result["plan"] = plan_with_and_without(router, 10 if quick else 30)
+        result["plan"] = plan_with_and_without(router, n_per_split or (5 if quick else 30))
     summary = {
         "tools": len(domain.tools),
         "routing_accuracy_generated": generated["routing_accuracy"],
@@ -212,8 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Intent-routing benchmark on the 41-tool registry.")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-plans", action="store_true", help="routing only (no plan engine)")
+    ap.add_argument("--n-per-split", type=int, default=None, help="plan cases per held-out split")
     args = ap.parse_args(argv)
-    res = run(args.quick, plans=not args.no_plans)
+    res = run(args.quick, plans=not args.no_plans, n_per_split=args.n_per_split)
     res |= {
         "suite": "routing",
         "meta": {"when": utc_now(), "git": git_info(), "machine": machine_info(), "versions": versions()},
