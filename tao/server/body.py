@@ -4,8 +4,9 @@
   object -> 400 ``duplicate_key`` (never a silent last-wins); nesting over the parser's bound ->
   400 ``malformed_json`` — each with ``param`` = the JSON pointer where it was found. The check
   is the Rust parser that ``/v1/observe`` uses on raw bytes, so all endpoints agree.
-* a user's request text (``/v1/plan`` ``text``, ``/v1/run`` ``request``) must not contain NUL or
-  U+2028 / U+2029 (line separators that break line-oriented logs and prompts): 400 ``invalid_text``.
+* a user's request text (``request`` of ``/v1/plan`` and ``/v1/run``, or its deprecated alias
+  ``text``) must not contain NUL or U+2028 / U+2029 (line separators that break line-oriented logs
+  and prompts): 400 ``invalid_text``.
 
 Compressed bodies (``Content-Encoding: gzip``) are inflated by the core middleware before this,
 within the same body limit.
