@@ -93,6 +93,16 @@ def test_prepare_escapes_body_and_rejects_subject() -> None:
     assert prepare(spec, plain) is plain  # nothing to change: the same object
 
 
+def test_plain_mode_sends_unchanged_but_is_still_outbound() -> None:
+    spec = REG["send_email"].model_copy(deep=True)
+    spec.args_schema["properties"]["body"]["x-tao-outbound"] = "plain"
+    assert outbound_fields(spec)["body"] is OutboundMode.PLAIN
+    args = {"to": "a@example.com", "subject": "hi", "body": "<b>as typed</b>"}
+    assert prepare(spec, args)["body"] == "<b>as typed</b>"
+    with pytest.raises(OutboundRejected):  # the raw-result rule still applies
+        check_provenance(spec, {"body": "${t1.orders}"}, {"body": [{"order_id": "1"}]}, [{}])
+
+
 def test_provenance_refuses_a_raw_record_and_a_pasted_result() -> None:
     spec = REG["send_email"]
     rec = {"user_id": "U00000002", "email": "li@example.com", "orders": [{"order_id": "1", "status": "paid"}]}
