@@ -72,6 +72,37 @@ fn consistency_is_soft_not_hard() {
 }
 
 #[test]
+fn null_in_an_expectation_accepts_an_absent_value() {
+    // the loop's echoed arguments: present -> must match; absent -> fine (null listed)
+    let expected = json!({"/order_id": ["1", null], "/echo": ["x", null]});
+    let c = order_contract(Some(&expected));
+    for data in [json!({"order_id": "1", "status": "paid"}), json!({"order_id": "1", "status": "paid", "echo": "x"})] {
+        let (fast, full) = (c.check_bytes(&doc(200, 1.0, data.clone()), None).unwrap(), c.check_full(&doc(200, 1.0, data), None).unwrap());
+        assert!(fast.valid && full.valid, "{fast:?} {full:?}");
+        assert_eq!(fast.confidence, 1.0);
+    }
+    let o = c.check_bytes(&doc(200, 1.0, json!({"order_id": "1", "status": "paid", "echo": "y"})), None).unwrap();
+    assert_eq!(o.error_type, Some(ErrorType::ObservationInconsistent));
+    let strict = order_contract(Some(&json!({"/echo": ["x"]})));
+    let o = strict.check_bytes(&doc(200, 1.0, json!({"order_id": "1", "status": "paid"})), None).unwrap();
+    assert_eq!(o.error_type, Some(ErrorType::ObservationInconsistent), "no null: absent is missing");
+}
+
+#[test]
+fn per_call_expectations_equal_compiled_ones() {
+    let exp = json!({"/order_id": ["1", null]});
+    let compiled = order_contract(Some(&exp));
+    let plain = order_contract(None);
+    let per_call = rust_validator::contract::pointer_values(exp.as_object(), "expected").unwrap();
+    for data in [json!({"order_id": "1", "status": "paid"}), json!({"order_id": "2", "status": "paid"}), json!({"status": "paid"})] {
+        let d: Value = serde_json::from_slice(&doc(200, 1.0, data)).unwrap();
+        let a = compiled.check_value(d.clone(), None).unwrap();
+        let b = plain.check_value_expecting(d, None, &per_call).unwrap();
+        assert_eq!((a.valid, a.error_type, a.confidence), (b.valid, b.error_type, b.confidence));
+    }
+}
+
+#[test]
 fn batch_equals_sequential_and_reports_bad_docs() {
     let c = order_contract(None);
     let mut docs: Vec<Vec<u8>> = (0..100).map(|i| doc(200, f64::from(i), json!({"order_id": "1", "status": "paid"}))).collect();
