@@ -84,6 +84,18 @@ class RunHolder:
                     from tao.loop.loop import LoopConfig
                     from tao.loop.runtime import Runtime, RuntimeConfig
 
+                    domain = self.config.domain(full=self.config.tools_url is None)
+                    if (
+                        self.config.tools_url is None
+                        and domain.transport is None
+                        and not domain.mock_handlers
+                    ):
+                        raise ApiError(  # a contract file describes its tools, it does not serve them
+                            503,
+                            "no_tool_service",
+                            f"domain {domain.ref or domain.name!r} has no mock handlers: start the server "
+                            "with --tools-url / TAO_TOOLS_URL (its tools at URL/tools/NAME)",
+                        )
                     path = self.config.extra.get("trajectory_path") or os.environ.get("TAO_TRAJECTORY_PATH")
                     store = self._store()
                     self.runtime = await asyncio.to_thread(
@@ -99,7 +111,7 @@ class RunHolder:
                             loop=LoopConfig(wall_time_s=max(1.0, 0.9 * self.config.request_timeout_s)),
                         ),
                         session_store=store,
-                        domain=self.config.domain(full=self.config.tools_url is None),
+                        domain=domain,
                         idempotency=self._idempotency(),
                     )
                     await self.runtime.registry.aconnect()  # MCP sessions: open them in this loop
