@@ -7,7 +7,8 @@ Two sources, both the domain's own data:
   intent's tools; pairs of composable intents joined by a connector make multi-intent rows;
 * **examples** (contract-defined domains such as helpdesk or workplace): each example and derived
   phrasings of it (ids re-sampled from their argument patterns, politeness fillers, a question
-  mark), labelled with its steps' tools.
+  mark), labelled with its steps' tools;
+* **contracts**: each tool's description (and its first sentence), labelled with the tool.
 
 ``split="train"`` never uses what ``split="heldout"`` uses: the last template of each language
 list (and ``~``-marked ones) and the held-out value pools are held out of the phrasing rows; the
@@ -191,8 +192,12 @@ def phrasing_rows(domain: Domain, split: Split, n_per_template: int = 2, seed: i
             for i, t in enumerate(temps):
                 if _held(temps, i, p.held_mark) != held:
                     continue
-                for _ in range(n_per_template):
-                    row = IntentRow(expand(t, lang, sampler, rng), lang, tools, f"intent:{spec.name}")
+                pre, post = FILLERS[lang]
+                for k in range(n_per_template):
+                    text = expand(t, lang, sampler, rng)
+                    if k and not held:  # the second rendering of a training template gets fillers
+                        text = rng.choice(pre) + text + rng.choice(post)
+                    row = IntentRow(text, lang, tools, f"intent:{spec.name}")
                     rows.append(row)
                     if spec.composable and len(spec.steps) == 1:
                         singles[lang].append(row)
@@ -227,7 +232,7 @@ def _resample_ids(ex: RequestExample, domain: Domain, rng: random.Random) -> str
     return text
 
 
-def example_rows(domain: Domain, split: Split, n_derived: int = 6, seed: int = 0) -> list[IntentRow]:
+def example_rows(domain: Domain, split: Split, n_derived: int = 10, seed: int = 0) -> list[IntentRow]:
     """Rows from the domain's examples: per (first tool, language) group the last example is held
     out (a group of one example is not); each kept example yields itself and ``n_derived`` derived phrasings."""
     rng = random.Random(seed + 1)
@@ -252,6 +257,19 @@ def example_rows(domain: Domain, split: Split, n_derived: int = 6, seed: int = 0
     return rows
 
 
+def description_rows(domain: Domain) -> list[IntentRow]:
+    """Each tool's description (whole, and its first sentence) as a training row of that tool."""
+    rows = []
+    for t in domain.tools:
+        first = re.split(r"(?<=[.!?])\s", t.description.strip(), maxsplit=1)[0]
+        rows += [
+            IntentRow(x, "en", frozenset({t.name}), "description")
+            for x in dict.fromkeys([t.description, first])
+            if x
+        ]
+    return rows
+
+
 def out_of_scope_rows(split: Split) -> list[IntentRow]:
     pool = OUT_OF_SCOPE + tuple(_framed_out_of_scope()) if split is Split.TRAIN else OUT_OF_SCOPE_HELDOUT
     return [IntentRow(t, lang, frozenset(), "out_of_scope") for t, lang in pool]
@@ -263,6 +281,8 @@ def domain_rows(domains: Iterable[Domain], split: Split, seed: int = 0) -> list[
     for d in domains:
         rows += phrasing_rows(d, split, seed=seed)
         rows += example_rows(d, split, seed=seed)
+        if split is Split.TRAIN:
+            rows += description_rows(d)
     return rows + out_of_scope_rows(split)
 
 
