@@ -38,11 +38,18 @@ class Scheduling(enum.Enum):
     WINDOW = "window"  # the earlier design: gather for wait_ms, run that batch to completion
 
 
+def _scheduling_from_env() -> Scheduling:
+    """``TAO_SCHEDULING`` (``continuous`` | ``window``), default continuous (A/B of the designs)."""
+    import os
+
+    return Scheduling(os.environ.get("TAO_SCHEDULING", "continuous").strip().lower() or "continuous")
+
+
 @dataclass
 class CpuEngineConfig:
     threads: int = 1  # torch intra-op threads; 1 is fastest for small models on a shared CPU
     decode: DecodeConfig = field(default_factory=DecodeConfig)
-    scheduling: Scheduling = Scheduling.CONTINUOUS
+    scheduling: Scheduling = field(default_factory=_scheduling_from_env)
     scheduler: SchedulerConfig = field(default_factory=SchedulerConfig)  # CONTINUOUS
     batch: BatcherConfig = field(default_factory=BatcherConfig)  # WINDOW
     max_prompt_tokens: int = 1024
