@@ -1,0 +1,95 @@
+"""The writer's held-out routing set (``data/routing_eval.jsonl``): well-formed, labelled with tools
+that exist, and kept out of the router's training corpus.
+
+The set was written by a writer who saw only each tool's name, description and argument schema
+(``python -m bench routing`` scores it). Leakage check: no request equals (case- and
+whitespace-folded) a training row of the router's corpus (short asks of under 6 words / 12 characters
+aside: one, "Any update on TCK-118320?", equals a derived example row), and no long request (12+ n-grams) has
+80% or more of its n-grams in that corpus (zh: character 6-grams, en: word 4-grams; digits
+folded so resampled ids cannot hide a copy).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tao.contracts.domain import Domain
+
+DATA = Path(__file__).with_name("data") / "routing_eval.jsonl"
+ZH_N, EN_N = 6, 4
+KINDS = {"single", "multi", "out_of_scope"}
+
+
+def _rows() -> list[dict]:
+    return [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\d", "0", text.lower())).strip()
+
+
+def _is_zh(text: str) -> bool:
+    return re.search(r"[\u4e00-\u9fff]", text) is not None
+
+
+def _grams(text: str) -> set[str]:
+    f = _fold(text)
+    if _is_zh(text):
+        s = f.replace(" ", "")
+        return {s[i : i + ZH_N] for i in range(len(s) - ZH_N + 1)}
+    w = re.findall(r"[^\W_]+", f)
+    return {" ".join(w[i : i + EN_N]) for i in range(len(w) - EN_N + 1)}
+
+
+def _long(text: str) -> bool:
+    """Long enough that an equal string is a copy, not a short generic ask: the writer's
+    "Any update on TCK-118320?" equals a derived example row once digits are folded."""
+    f = _fold(text)
+    return len(f.replace(" ", "")) >= 12 if _is_zh(text) else len(f.split()) >= 6
+
+
+def test_set_is_well_formed(combined: Domain) -> None:
+    rows = _rows()
+    names = set(combined.tool_names())
+    assert len(rows) >= 240
+    assert len({r["id"] for r in rows}) == len(rows)
+    for r in rows:
+        assert r["kind"] in KINDS, r
+        assert r["lang"] in {"zh", "en"}, r
+        assert isinstance(r["request"], str) and r["request"].strip(), r
+        assert set(r["tools"]) <= names, (r["id"], set(r["tools"]) - names)
+        assert (r["kind"] == "out_of_scope") == (not r["tools"]), r
+        assert r["kind"] != "multi" or len(set(r["tools"])) >= 2, r
+    assert sum(r["kind"] == "out_of_scope" for r in rows) >= 30
+
+
+def test_set_is_not_in_the_router_corpus(combined: Domain) -> None:
+    from tao.domains.combined import parts
+    from tao.loop.intent.corpus import Split, domain_rows
+
+    corpus = domain_rows(parts(), Split.TRAIN)
+    assert len(corpus) > 1000
+    exact = {_fold(r.text) for r in corpus}
+    zh: set[str] = set()
+    en: set[str] = set()
+    for r in corpus:
+        (zh if _is_zh(r.text) else en).update(_grams(r.text))
+    copied, covered = [], []
+    for row in _rows():
+        if _fold(row["request"]) in exact and _long(row["request"]):
+            copied.append(row["id"])
+        g = _grams(row["request"])
+        pool = zh if _is_zh(row["request"]) else en
+        if len(g) >= 12 and len(g & pool) / len(g) >= 0.8:
+            covered.append(row["id"])
+    assert copied == [], f"writer requests found verbatim in the router corpus: {copied}"
+    assert covered == [], f"long writer requests 80%+ covered by the router corpus: {covered}"
+
+
+@pytest.mark.parametrize("field", ["request", "tools", "kind"])
+def test_every_row_has(field: str) -> None:
+    assert all(field in r for r in _rows())
