@@ -6,7 +6,7 @@ The set was written by a writer who saw only each tool's name, description and a
 whitespace-folded) a training row of the router's corpus (short asks of under 6 words / 12 characters
 aside: one, "Any update on TCK-118320?", equals a derived example row), and no long request (12+ n-grams) has
 80% or more of its n-grams in that corpus (zh: character 6-grams, en: word 4-grams; digits
-folded so resampled ids cannot hide a copy).
+ids and numbers folded to one symbol so resampled ids neither hide a copy nor make one).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ def _rows() -> list[dict]:
 
 
 def _fold(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"\d", "0", text.lower())).strip()
+    ids = re.sub(r"[A-Za-z-]*\d[A-Za-z0-9_-]*", "§", text.lower())  # ids and numbers: one symbol
+    return re.sub(r"\s+", " ", ids).strip()
 
 
 def _is_zh(text: str) -> bool:
