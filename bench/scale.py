@@ -4,16 +4,20 @@ worker processes and replicas (issue 17, "Cores and replicas" and the peer targe
 Called by ``bench.suites.load`` with the mock tool service (its own process). Every runtime
 here runs with the admission bound ``--max-inflight-runs inflight_per_worker`` per process:
 
-1. **runtime** — ``tao serve --no-model`` (1 worker) swept at ``rates``; then at ½ and 2× its
-   saturated QPS (the highest 200-answer rate of its sweep): overhead P99 at ½; at 2× the share
-   of that maximum still answered, what was shed (503), what came back past ``deadline_s`` (a
-   200 later than that, a 504, a client timeout), nothing lost;
-2. **peer** — ``bench.replay_peer`` (FastAPI + aiohttp proxy, the same tool calls to the same
-   mock, nothing else) swept at the same rates with the same requests, and at tao's ½;
-3. **workers** — ``tao serve --workers 2`` at multiples of the 1-worker saturation: its
-   saturated QPS over the 1-worker one;
-4. **replicas** — 1 and 3 ``tao serve`` processes behind ``bench.balancer`` (round-robin TCP on
-   loopback), the same multiples: 3-replica saturated QPS over 1-replica.
+1. **runtime vs peer** — ``tao serve --no-model`` (1 worker) and ``bench.replay_peer`` (FastAPI
+   + aiohttp proxy, the same tool calls to the same mock, nothing else), both up, stepped in
+   turn at each of ``rates`` with the same requests; then the runtime at ½ and 2× its saturated
+   QPS (the highest 200-answer rate of its steps) and the peer at that ½: overhead P99 at ½; at 2×
+   the share of that maximum still answered, what was shed (503), what came back past
+   ``deadline_s`` (a 200 later than that, a 504, a client timeout), nothing lost;
+2. **workers and replicas** — the 1-worker runtime, ``tao serve --workers 2``, and 1 and 3
+   ``tao serve`` processes each behind ``bench.balancer`` (round-robin TCP on loopback), all up at
+   once and stepped in turn (rotating order) at multiples of the 1-worker saturation: 2 workers
+   over 1, 3 replicas over 1.
+
+Stepping configurations in turn, rate by rate, is what makes the ratios mean something on a
+shared machine whose load average moves between ~7 and ~20 within minutes; a phase measured
+minutes after another compares two machines.
 
 "Saturated QPS" of a configuration = the highest rate of 200 answers (any /v1/run status: a random
 plan may legitimately end ``needs_user``) over its open-loop steps; 503s and other errors are not
@@ -114,6 +118,22 @@ def sweep(
     return out
 
 
+def interleaved(
+    urls: dict[str, str], rates: tuple[float, ...], reqs: list[Request], cfg: ScaleConfig
+) -> dict[str, list[dict]]:
+    """Each configuration at each rate, one step each in turn (the order rotates per rate), so
+    the machine's drifting load hits every configuration alike."""
+    out: dict[str, list[dict]] = {k: [] for k in urls}
+    names = list(urls)
+    for i, q in enumerate(rates):
+        for name in names[i % len(names) :] + names[: i % len(names)]:
+            out[name].append(step(urls[name], q, reqs, cfg, name))
+            time.sleep(0.5)
+    for runs in out.values():
+        runs.sort(key=lambda r: r["offered_qps"])
+    return out
+
+
 def saturation(runs: list[dict]) -> float:
     return max((r.get("served_qps", served_qps(r)) for r in runs), default=0.0)
 
@@ -165,43 +185,44 @@ def run(
     serve_args = ["--max-inflight-runs", str(cfg.inflight_per_worker), *(serve_args or [])]
     rates = cfg.rates
     out: dict[str, Any] = {"config": asdict(cfg)}
-    with _serve(mock_url, serve_args, "tao-1-worker") as one:
-        url = one.base_url + "/v1/run"
-        out["runtime"] = sweep(url, rates, reqs, cfg, "tao 1 worker", cfg.warm_qps)
+    peer_args = ["-m", "bench.replay_peer", "--port", "{port}", "--tools-url", mock_url]
+    with ExitStack() as stack:
+        one = stack.enter_context(_serve(mock_url, serve_args, "tao-1-worker")).base_url + "/v1/run"
+        peer = stack.enter_context(Service("replay-peer", peer_args)).base_url + "/v1/run"
+        # runtime and peer step by step at each rate (the shared machine's load drifts by minutes)
+        warm(one, reqs, cfg, cfg.warm_qps)
+        warm(peer, reqs, cfg, cfg.warm_qps)
+        paired = interleaved({"tao 1 worker": one, "peer proxy": peer}, rates, reqs, cfg)
+        out["runtime"], out["peer"] = paired["tao 1 worker"], paired["peer proxy"]
         sat1 = saturation(out["runtime"])
         _log(f"runtime (1 worker) saturated at {sat1:.1f}/s")
-        half = step(url, max(1.0, sat1 / 2), reqs, cfg, "tao 1 worker, ½ saturation")
-        over = step(url, max(2.0, 2 * sat1), reqs, cfg, "tao 1 worker, 2× saturation")
+        half = step(one, max(1.0, sat1 / 2), reqs, cfg, "tao 1 worker, ½ saturation")
+        peer_half = step(peer, max(1.0, sat1 / 2), reqs, cfg, "peer proxy, tao's ½ saturation")
+        over = step(one, max(2.0, 2 * sat1), reqs, cfg, "tao 1 worker, 2× saturation")
+        # 1 worker, 2 workers, 1 and 3 replicas behind the balancer: all up, stepped in turn
+        targets = tuple(round(f * sat1, 1) for f in cfg.scale_factors)
+        w2 = stack.enter_context(
+            _serve(mock_url, ["--workers", str(cfg.workers), *serve_args], "tao-workers")
+        )
+        fleets = {n: _fleet(mock_url, n, serve_args)(stack) for n in (1, cfg.replicas)}
+        configs = {
+            "tao 1 worker (scaling)": one,
+            f"tao --workers {cfg.workers}": w2.base_url + "/v1/run",
+            "1 replica + balancer": fleets[1],
+            f"{cfg.replicas} replicas + balancer": fleets[cfg.replicas],
+        }
+        for u in list(configs.values())[1:]:
+            warm(u, reqs, cfg, cfg.warm_share * sat1)
+        scaled = interleaved(configs, targets, reqs, cfg)
+    names = list(configs)
+    out["workers1"], out["workers2"] = scaled[names[0]], scaled[names[1]]
+    out["replicas1"], out["replicas3"] = scaled[names[2]], scaled[names[3]]
     out["runtime_saturated_qps"] = sat1
     out["runtime_served"] = {"x": list(rates), "y": [r["served_qps"] for r in out["runtime"]]}
-    out["half_sat"], out["twice_sat"] = half, over
-
-    with Service(
-        "replay-peer", ["-m", "bench.replay_peer", "--port", "{port}", "--tools-url", mock_url]
-    ) as peer:
-        peer_url = peer.base_url + "/v1/run"
-        out["peer"] = sweep(peer_url, rates, reqs, cfg, "peer proxy", cfg.warm_qps)
-        peer_half = step(peer_url, max(1.0, sat1 / 2), reqs, cfg, "peer proxy, tao's ½ saturation")
-    out["peer_half_sat"] = peer_half
+    out["half_sat"], out["twice_sat"], out["peer_half_sat"] = half, over, peer_half
     peer_sat = saturation(out["peer"])
-
-    targets = tuple(round(f * sat1, 1) for f in cfg.scale_factors)
-    with _serve(mock_url, ["--workers", str(cfg.workers), *serve_args], "tao-workers") as w:
-        out["workers2"] = sweep(
-            w.base_url + "/v1/run", targets, reqs, cfg, f"tao --workers {cfg.workers}", cfg.warm_share * sat1
-        )
-    fleets = {}
-    for n in (1, cfg.replicas):
-        with ExitStack() as stack:
-            url = _fleet(mock_url, n, serve_args)(stack)
-            fleets[n] = sweep(url, targets, reqs, cfg, f"{n} replica(s) + balancer", cfg.warm_share * sat1)
-    out["replicas1"], out["replicas3"] = fleets[1], fleets[cfg.replicas]
-
-    sat_w2, sat_r1, sat_r3 = (
-        saturation(out["workers2"]),
-        saturation(fleets[1]),
-        saturation(fleets[cfg.replicas]),
-    )
+    sat_w1, sat_w2 = saturation(out["workers1"]), saturation(out["workers2"])
+    sat_r1, sat_r3 = saturation(out["replicas1"]), saturation(out["replicas3"])
     check = deadline_check(over, cfg.deadline_s)
     runs = [
         *out["runtime"],
@@ -209,19 +230,21 @@ def run(
         over,
         peer_half,
         *out["peer"],
+        *out["workers1"],
         *out["workers2"],
-        *fleets[1],
-        *fleets[cfg.replicas],
+        *out["replicas1"],
+        *out["replicas3"],
     ]
     p99 = lambda r: r["client_ms"]["p99"]  # noqa: E731
     out["summary"] = {
         "replay_qps_vs_peer": sat1 / peer_sat if peer_sat else None,
         "replay_overhead_p99_ms_half_sat": half["overhead_ms"]["p99"],
         "answered_share_at_2x_sat": over["served_qps"] / sat1 if sat1 else None,
-        "workers2_vs_workers1": sat_w2 / sat1 if sat1 else None,
+        "workers2_vs_workers1": sat_w2 / sat_w1 if sat_w1 else None,
         "replicas3_vs_replicas1": sat_r3 / sat_r1 if sat_r1 else None,
         "replay_saturated_qps": sat1,
         "peer_saturated_qps": peer_sat,
+        "workers1_saturated_qps": sat_w1,
         "workers2_saturated_qps": sat_w2,
         "replicas1_saturated_qps": sat_r1,
         "replicas3_saturated_qps": sat_r3,
@@ -252,6 +275,7 @@ def plot_series(scale: dict[str, Any]) -> dict[str, dict[str, list]]:
     return {
         "tao /v1/run replay, served": scale["runtime_served"],
         "peer proxy (FastAPI + aiohttp), served": line(scale["peer"]),
+        "tao 1 worker (scaling steps), served": line(scale["workers1"]),
         "tao --workers 2, served": line(scale["workers2"]),
         "1 replica + balancer, served": line(scale["replicas1"]),
         "3 replicas + balancer, served": line(scale["replicas3"]),
@@ -260,7 +284,7 @@ def plot_series(scale: dict[str, Any]) -> dict[str, dict[str, list]]:
 
 def table(scale: dict[str, Any]) -> dict[str, Any]:
     rows = []
-    for key in ("runtime", "peer", "workers2", "replicas1", "replicas3"):
+    for key in ("runtime", "peer", "workers1", "workers2", "replicas1", "replicas3"):
         for r in scale[key]:
             rows.append(_row(r))
     rows += [_row(scale["half_sat"]), _row(scale["peer_half_sat"]), _row(scale["twice_sat"])]

@@ -161,6 +161,7 @@ def test_merge_adds_the_keys_and_counts_the_runs() -> None:
         "summary": {"replay_qps_vs_peer": 0.9, "scale_lost": 1, "scale_sent": 5},
         "runtime_served": {"x": [1], "y": [1]},
         "runtime": [r],
+        "workers1": [r],
         "peer": [r],
         "workers2": [r],
         "replicas1": [r],
