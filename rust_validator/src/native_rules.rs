@@ -157,7 +157,7 @@ pub fn eval_with<'v>(rules: &[Native], value_at: impl Fn(&[String]) -> Option<&'
     true
 }
 
-fn truthy(v: &Value) -> bool {
+pub(crate) fn truthy(v: &Value) -> bool {
     match v {
         Value::Null => false,
         Value::Bool(b) => *b,

@@ -73,6 +73,9 @@ pub fn stage_costs(c: &Contract, doc: &[u8], iterations: usize) -> Vec<(&'static
         out.push(("fast: whole check (scan + checks + result)", per_call(iterations, || {
             black_box(c.check_bytes(black_box(doc), None).ok());
         })));
+        out.push(("fast: lazy check (scan + checks, values left as ranges)", per_call(iterations, || {
+            black_box(c.check_bytes_lazy(black_box(doc), None).ok());
+        })));
     }
     out
 }

@@ -4,6 +4,7 @@
 //! check returns exactly the full check's result. A small deterministic generator (no extra
 //! dependency): the same seeds every run.
 use rust_validator::contract::Contract;
+use rust_validator::fast::observe::Outcome;
 use rust_validator::fast::FastSchema;
 use rust_validator::parse::{parse_bytes, Limits};
 use rust_validator::schema::{CompiledSchema, SchemaOptions};
@@ -160,7 +161,9 @@ fn order_contract(expected: Option<&Value>) -> Contract {
             {"name": "fast_enough", "logic": {"<": [{"var": "response_time_ms"}, 3000]}},
             {"name": "status_known", "logic": {"!": {"in": [{"var": "data.status"}, ["unknown", "error"]]}}},
             {"name": "amount_positive", "logic": {">=": [{"var": "data.amount"}, 0]}},
-            {"name": "first_item", "logic": {">=": [{"var": "data.items.0"}, 1]}}],
+            {"name": "first_item", "logic": {">=": [{"var": "data.items.0"}, 1]}},
+            {"name": "has_items", "logic": {"!!": [{"var": "data.items"}]}},
+            {"name": "timed", "logic": {"!!": [{"var": "response_time_ms"}]}}],
         "allowed_status_codes": [200, 201],
         "required_fields": ["/order_id", "/items"],
         "blacklist": {"/order_id": ["000000000000000000"]},
@@ -180,11 +183,13 @@ fn observation_fast_path_equals_full_check() {
     for _ in 0..3000 {
         let status = *r.mostly(&["paid", "shipped", "error", "pending", "p\\u0061id"]);
         let id = *r.mostly(&["202405011234567890", "000000000000000000", "1234", "20240501123456789\\u0030"]);
-        let amount = *r.mostly(&["129.9", "0", "-1", "1e2", "\"12\"", "null", "12345678901234567890"]);
+        let amount = *r.mostly(&["129.9", "0", "-1", "1e2", "\"12\"", "null", "12345678901234567890", "-0.0", "0.1e1",
+                                 "129.90000000000001", "3.25", "1E400", "0.0000001"]);
         let items = *r.mostly(&["[1,2]", "[]", "[0]", "[2.0]", "null", "[\"a\"]"]);
-        let code = *r.mostly(&["200", "201", "404", "null", "200.0"]);
-        let ms = *r.mostly(&["87.5", "2999", "3000", "null", "\"fast\""]);
-        let extra = *r.mostly(&["", ",\"error_info\":null", ",\"error_info\":{\"error_type\":\"X\"}", ",\"tool\":\"t\",\"tool\":\"u\""]);
+        let code = *r.mostly(&["200", "201", "404", "null", "200.0", "2e2", "-200", "\"200\""]);
+        let ms = *r.mostly(&["87.5", "2999", "3000", "null", "\"fast\"", "2999.99", "1e3", "true", "[]"]);
+        let extra = *r.mostly(&["", ",\"error_info\":null", ",\"error_info\":{\"error_type\":\"X\"}", ",\"tool\":\"t\",\"tool\":\"u\"",
+                                ",\"status_code\":200", ",\"parsed_data\":{}", ",\"t\\u00e9\":1", ",\"é\":\"中\""]);
         let text = format!(r#"{{"status_code":{code},"response_time_ms":{ms},"parsed_data":{{"order_id":"{id}","status":"{status}","amount":{amount},"items":{items}}}{extra}}}"#);
         for c in &contracts {
             let soft = if r.below(2) == 0 { None } else { Some(0.5) };
@@ -195,6 +200,12 @@ fn observation_fast_path_equals_full_check() {
                 assert_eq!(Ok(fast), full, "{text}");
             }
             assert_eq!(c.check_bytes(text.as_bytes(), soft), full, "{text}");
+            // The lazy form the Python layer keeps: built on read, it is the same observation.
+            match c.check_bytes_lazy(text.as_bytes(), soft) {
+                Ok(Outcome::Passed(p)) => assert_eq!(Ok(p.observation(c, text.as_bytes()).unwrap()), full, "{text}"),
+                Ok(Outcome::Full(o)) => assert_eq!(Ok(o), full, "{text}"),
+                Err(e) => assert_eq!(Err(e), full, "{text}"),
+            }
         }
     }
     assert!(fast_answers > 100, "fast path answered {fast_answers} of {total}");

@@ -70,6 +70,44 @@ pub struct Checks {
     pub items: Node,
     pub min_items: Option<u64>,
     pub max_items: Option<u64>,
+    /// Key dispatch: for each key length (longer ones share the last entry), a bit mask over
+    /// `keys` of the keys of that length; built by [`Checks::finish`].
+    pub by_len: [u64; 33],
+}
+
+impl Checks {
+    /// An empty schema's checks (every keyword absent).
+    pub fn empty() -> Self {
+        Checks {
+            types: ALL, enum_: None, min_len: None, max_len: None, string_check: None, minimum: None,
+            maximum: None, exclusive_minimum: None, exclusive_maximum: None, keys: Vec::new(), required: 0,
+            additional: Node::Any, min_props: None, max_props: None, items: Node::Any, min_items: None,
+            max_items: None, by_len: [0; 33],
+        }
+    }
+
+    /// Index the keys (call once `keys` is final, at most 64 of them).
+    pub fn finish(mut self) -> Self {
+        self.by_len = [0; 33];
+        for (i, k) in self.keys.iter().enumerate() {
+            self.by_len[k.name.len().min(32)] |= 1 << i;
+        }
+        self
+    }
+
+    /// The index of the named key `key` (raw bytes of an unescaped key), if any.
+    #[inline]
+    pub fn key(&self, key: &[u8]) -> Option<usize> {
+        let mut m = self.by_len[key.len().min(32)];
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            if super::scan::same(self.keys[i].name.as_bytes(), key) {
+                return Some(i);
+            }
+            m &= m - 1;
+        }
+        None
+    }
 }
 
 /// A key an object schema names.
@@ -177,12 +215,7 @@ impl Cx<'_> {
         if m.keys().all(|k| ANNOTATIONS.contains(&k.as_str()) || (root && k == "$schema")) {
             return Some(Node::Any);
         }
-        let mut c = Checks {
-            types: ALL, enum_: None, min_len: None, max_len: None, string_check: None, minimum: None,
-            maximum: None, exclusive_minimum: None, exclusive_maximum: None, keys: Vec::new(), required: 0,
-            additional: Node::Any, min_props: None, max_props: None, items: Node::Any, min_items: None,
-            max_items: None,
-        };
+        let mut c = Checks::empty();
         let mut string_keywords = Map::new();
         for (k, v) in m {
             match k.as_str() {
@@ -259,7 +292,7 @@ impl Cx<'_> {
             let v = o.build(&Value::Object(string_keywords)).ok()?;
             c.string_check = Some(StringCheck(v));
         }
-        Some(Node::Checks(Box::new(c)))
+        Some(Node::Checks(Box::new(c.finish())))
     }
 }
 

@@ -6,7 +6,9 @@
 //! schema violation, a syntax error, a limit, a number it cannot compare exactly, a key with an
 //! escape sequence — is a [`Bail`], and the caller runs the full path, which gives the answer
 //! (and its errors). Strictness mirrors serde_json: no control characters in strings, no lone
-//! surrogates, no leading zeros, nothing after the root value.
+//! surrogates, no leading zeros, nothing after the root value. It reads bytes and validates
+//! UTF-8 itself (only inside strings with non-ASCII bytes; anything else outside a string is a
+//! syntax error), so an accepted text is valid UTF-8 without a separate pass over it.
 use super::node::{Checks, Lit, Node, ARRAY, BOOL, EXACT, INTEGER, NULL, NUMBER, OBJECT, STRING};
 
 /// The fast path gives up; the full path decides.
@@ -21,6 +23,11 @@ pub struct Capture {
     pub slot: Option<usize>,
     /// (token, the token as a canonical array index, subtree)
     pub children: Vec<(Box<str>, Option<usize>, Capture)>,
+    /// Bit `n` set: some child token has `n` bytes (63: 63 or more) — most keys of a document
+    /// are not captured, and this rules them out without a compare.
+    lens: u64,
+    /// The largest canonical index among the children (`None`: no index).
+    max_index: Option<usize>,
 }
 
 impl Capture {
@@ -35,6 +42,8 @@ impl Capture {
                         // Canonical indices only ("0", "12"), as `crate::pointer::lookup` reads them.
                         let canonical = !head.starts_with('+') && (head.len() == 1 || !head.starts_with('0'));
                         let index = head.parse::<usize>().ok().filter(|_| canonical);
+                        self.lens |= 1 << head.len().min(63);
+                        self.max_index = self.max_index.max(index);
                         self.children.push((head.as_str().into(), index, Capture::default()));
                         self.children.len() - 1
                     }
@@ -45,12 +54,18 @@ impl Capture {
     }
 
     #[inline]
-    fn child(&self, key: &str) -> Option<&Capture> {
-        self.children.iter().find(|(k, _, _)| same(k, key)).map(|(_, _, c)| c)
+    fn child(&self, key: &[u8]) -> Option<&Capture> {
+        if self.lens & (1 << key.len().min(63)) == 0 {
+            return None;
+        }
+        self.children.iter().find(|(k, _, _)| same(k.as_bytes(), key)).map(|(_, _, c)| c)
     }
 
     #[inline]
     fn index(&self, i: usize) -> Option<&Capture> {
+        if self.max_index.is_none_or(|m| i > m) {
+            return None;
+        }
         self.children.iter().find(|(_, k, _)| *k == Some(i)).map(|(_, _, c)| c)
     }
 }
@@ -59,7 +74,6 @@ impl Capture {
 pub type Span = (u32, u32);
 
 pub struct Scanner<'t, 'o> {
-    t: &'t str,
     b: &'t [u8],
     pos: usize,
     depth: usize,
@@ -69,8 +83,7 @@ pub struct Scanner<'t, 'o> {
 
 /// String equality without a `memcmp` call for the short keys of JSON objects.
 #[inline]
-pub fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
+pub fn same(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
@@ -101,11 +114,46 @@ enum Num {
     /// An integer literal that fits u64 / i64.
     Int(i128),
     Float(f64),
+    /// A decimal literal without exponent (so certainly finite) at this byte range, converted
+    /// only if a check needs its value.
+    Dec(u32, u32),
+}
+
+/// Powers of ten exactly representable as f64.
+const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
+/// The correctly rounded f64 of a decimal literal `-?digits(.digits)?` with at most 15 digits
+/// (Clinger's fast path: an exact integer divided by an exact power of ten rounds once, as a
+/// correct parse does); `None` for anything else (use `str::parse`).
+#[inline]
+pub fn fast_f64(b: &[u8]) -> Option<f64> {
+    let (neg, digits) = match b.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, b),
+    };
+    let mut m: u64 = 0;
+    let mut n = 0usize;
+    let mut frac: Option<usize> = None;
+    for (i, &c) in digits.iter().enumerate() {
+        match c {
+            b'0'..=b'9' => {
+                m = m * 10 + u64::from(c - b'0');
+                n += 1;
+            }
+            b'.' if frac.is_none() => frac = Some(digits.len() - i - 1),
+            _ => return None,
+        }
+    }
+    if n == 0 || n > 15 {
+        return None;
+    }
+    let x = m as f64 / POW10[frac.unwrap_or(0)];
+    Some(if neg { -x } else { x })
 }
 
 impl<'t, 'o> Scanner<'t, 'o> {
-    pub fn new(text: &'t str, max_depth: usize, spans: &'o mut [Option<Span>]) -> Self {
-        Self { t: text, b: text.as_bytes(), pos: 0, depth: 0, max_depth, spans }
+    pub fn new(text: &'t [u8], max_depth: usize, spans: &'o mut [Option<Span>]) -> Self {
+        Self { b: text, pos: 0, depth: 0, max_depth, spans }
     }
 
     /// Check the whole text: one value (valid against `node`), then only whitespace.
@@ -159,8 +207,8 @@ impl<'t, 'o> Scanner<'t, 'o> {
                         if escaped {
                             return Err(Bail);
                         }
-                        // s..e lies between two ASCII quotes: char boundaries of the text.
-                        string_checks(c, &self.t[s..e])?;
+                        // Valid UTF-8: `string` has checked any non-ASCII content.
+                        string_checks(c, std::str::from_utf8(&self.b[s..e]).map_err(|_| Bail)?)?;
                     }
                 }
             }
@@ -179,7 +227,7 @@ impl<'t, 'o> Scanner<'t, 'o> {
             b'-' | b'0'..=b'9' => {
                 let n = self.number()?;
                 if let Some(c) = checks {
-                    number_checks(c, n)?;
+                    number_checks(c, n, self.b)?;
                 }
             }
             _ => return Err(Bail),
@@ -190,12 +238,14 @@ impl<'t, 'o> Scanner<'t, 'o> {
         Ok(())
     }
 
-    /// A string; returns the content range and whether it has escapes.
+    /// A string; returns the content range and whether it has escapes. Non-ASCII content is
+    /// validated as UTF-8 here.
     #[inline]
     fn string(&mut self) -> R<(usize, usize, bool)> {
         self.pos += 1;
         let s = self.pos;
         let mut escaped = false;
+        let mut high = 0u64;
         let b = self.b;
         loop {
             // Eight bytes at a time while none is a quote, a backslash or a control character.
@@ -204,6 +254,7 @@ impl<'t, 'o> Scanner<'t, 'o> {
                 if special(w) {
                     break;
                 }
+                high |= w;
                 self.pos += 8;
             }
             let c = *b.get(self.pos).ok_or(Bail)?;
@@ -211,6 +262,9 @@ impl<'t, 'o> Scanner<'t, 'o> {
                 b'"' => {
                     let e = self.pos;
                     self.pos += 1;
+                    if high & HI != 0 && std::str::from_utf8(&b[s..e]).is_err() {
+                        return Err(Bail);
+                    }
                     return Ok((s, e, escaped));
                 }
                 b'\\' => {
@@ -218,7 +272,10 @@ impl<'t, 'o> Scanner<'t, 'o> {
                     self.escape()?;
                 }
                 0..=0x1f => return Err(Bail),
-                _ => self.pos += 1,
+                _ => {
+                    high |= u64::from(c);
+                    self.pos += 1;
+                }
             }
         }
     }
@@ -311,11 +368,19 @@ impl<'t, 'o> Scanner<'t, 'o> {
             }
             return Ok(Num::Int(if neg { -v } else { v }));
         }
-        // Long integers and floats: the parser's f64 (correctly rounded, as float_roundtrip).
+        if !float {
+            return Err(Bail); // an integer the parser may keep as u64/i64
+        }
+        // A decimal without exponent has at most int_end - digits integer digits: finite below
+        // 300 of them; its value is computed only if a check reads it.
+        if int_end - digits < 300 && !b[int_end..self.pos].iter().any(|c| matches!(c, b'e' | b'E')) {
+            return Ok(Num::Dec(s as u32, self.pos as u32));
+        }
+        // Exponents: the parser's f64 (correctly rounded, as float_roundtrip); out of range bails.
         let text = std::str::from_utf8(&b[s..self.pos]).map_err(|_| Bail)?;
         let f: f64 = text.parse().map_err(|_| Bail)?;
-        if !f.is_finite() || !float {
-            return Err(Bail); // out of range, or an integer the parser may keep as u64/i64
+        if !f.is_finite() {
+            return Err(Bail);
         }
         Ok(Num::Float(f))
     }
@@ -348,12 +413,12 @@ impl<'t, 'o> Scanner<'t, 'o> {
                 if escaped {
                     return Err(Bail);
                 }
-                let key = &self.t[s..e];
+                let key = &self.b[s..e];
                 self.skip_ws();
                 self.eat(b":")?;
                 n += 1;
                 let sub_cap = cap.filter(|c| !c.children.is_empty()).and_then(|c| c.child(key));
-                let known = checks.and_then(|c| c.keys.iter().position(|k| same(&k.name, key)));
+                let known = checks.and_then(|c| c.key(key));
                 match known {
                     Some(i) => {
                         if seen & (1 << i) != 0 {
@@ -366,7 +431,7 @@ impl<'t, 'o> Scanner<'t, 'o> {
                     }
                     None => {
                         let b = self.b;
-                        if others.iter().any(|&(a, z)| b[a as usize..z as usize] == b[s..e]) {
+                        if others.iter().any(|&(a, z)| same(&b[a as usize..z as usize], &b[s..e])) {
                             return Err(Bail);
                         }
                         others.push((s as u32, e as u32));
@@ -448,7 +513,7 @@ fn scalar(checks: Option<&Checks>, bit: u8, lit: &Lit) -> R<()> {
 
 fn string_checks(c: &Checks, s: &str) -> R<()> {
     if let Some(items) = &c.enum_ {
-        if !items.iter().any(|l| matches!(l, Lit::Str(x) if same(x, s))) {
+        if !items.iter().any(|l| matches!(l, Lit::Str(x) if same(x.as_bytes(), s.as_bytes()))) {
             return Err(Bail);
         }
     }
@@ -464,7 +529,13 @@ fn string_checks(c: &Checks, s: &str) -> R<()> {
     }
 }
 
-fn number_checks(c: &Checks, n: Num) -> R<()> {
+fn number_checks(c: &Checks, n: Num, b: &[u8]) -> R<()> {
+    let valued = c.enum_.is_some()
+        || c.minimum.is_some()
+        || c.maximum.is_some()
+        || c.exclusive_minimum.is_some()
+        || c.exclusive_maximum.is_some()
+        || c.types & NUMBER == 0;
     let x = match n {
         Num::Int(i) => {
             let f = i as f64;
@@ -474,6 +545,15 @@ fn number_checks(c: &Checks, n: Num) -> R<()> {
             f
         }
         Num::Float(f) => f,
+        // Any number is a "number": the value matters only to the other keywords.
+        Num::Dec(..) if !valued => return if c.types & NUMBER != 0 { Ok(()) } else { Err(Bail) },
+        Num::Dec(s, e) => {
+            let t = &b[s as usize..e as usize];
+            match fast_f64(t) {
+                Some(x) => x,
+                None => std::str::from_utf8(t).ok().and_then(|t| t.parse().ok()).ok_or(Bail)?,
+            }
+        }
     };
     let bits = if x.fract() == 0.0 { NUMBER | INTEGER } else { NUMBER };
     if c.types & bits == 0 {

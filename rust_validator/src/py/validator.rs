@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::contract::Contract;
 use crate::error::{BuildError, InputError};
-use crate::observation::Observation;
+use crate::fast::observe::Outcome;
 use crate::parse::Limits;
 use crate::plan::{PlanChecker as CorePlanChecker, PlanReport};
 use crate::schema::{parse_draft, CompiledSchema, SchemaOptions};
@@ -161,11 +161,6 @@ pub struct ObservationChecker {
     shared: Arc<Shared>,
 }
 
-enum Item<'py> {
-    Bytes(Bound<'py, PyAny>),
-    Value(Value),
-}
-
 #[pymethods]
 impl ObservationChecker {
     #[new]
@@ -225,18 +220,32 @@ impl ObservationChecker {
             let obs = action.and_then(|a| c.check_value_expecting(a, soft, &exp));
             return Ok(PyObservation::new(&self.shared, obs.map_err(|e| input_err(py, e))?));
         }
-        let obs = if let Some(raw) = raw_json(action_result, StrIs::Json)? {
+        // `bytes` and `str` are immutable: a pass on the fast path keeps a reference to the text
+        // and builds its values only when they are read.
+        let immutable = action_result.cast::<PyBytes>().is_ok() || action_result.cast::<PyString>().is_ok();
+        let out = if let Some(raw) = raw_json(action_result, StrIs::Json)? {
             let bytes = raw.bytes();
             if bytes.len() >= DETACH_BYTES {
                 // Parse and check without the GIL; the result borrows the contract only.
-                py.detach(|| c.check_bytes(bytes, soft))
+                py.detach(|| c.check_bytes_lazy(bytes, soft))
             } else {
-                c.check_bytes(bytes, soft)
+                c.check_bytes_lazy(bytes, soft)
             }
         } else {
-            c.check_value(to_value(action_result, &c.limits, StrIs::Json)?, soft)
+            c.check_value(to_value(action_result, &c.limits, StrIs::Json)?, soft).map(Outcome::Full)
         };
-        Ok(PyObservation::new(&self.shared, obs.map_err(|e| input_err(py, e))?))
+        Ok(match out.map_err(|e| input_err(py, e))? {
+            Outcome::Passed(p) if immutable => PyObservation::passed(&self.shared, action_result.clone().unbind(), p),
+            Outcome::Passed(p) => {
+                // A mutable buffer (bytearray, memoryview): build the result from the copy now.
+                let bytes = raw_json(action_result, StrIs::Json)?.map(|r| r.bytes().to_vec()).unwrap_or_default();
+                match p.observation(c, &bytes) {
+                    Some(obs) => PyObservation::new(&self.shared, obs),
+                    None => PyObservation::new(&self.shared, c.check_full(&bytes, soft).map_err(|e| input_err(py, e))?),
+                }
+            }
+            Outcome::Full(obs) => PyObservation::new(&self.shared, obs),
+        })
     }
 
     /// Check many ActionResults in parallel with the GIL released (items: `bytes`/`str` of JSON
@@ -257,46 +266,57 @@ fn batch<'py>(checker: &ObservationChecker, items: &Bound<'py, PyAny>, soft: Opt
         other => return Err(PyValueError::new_err(format!("errors must be 'raise' or 'observe', not {other:?}"))),
     };
     let c = &checker.shared.contract;
-    // Hold a reference to every item so their buffers outlive the GIL-free section.
-    let mut held: Vec<Item<'py>> = Vec::new();
-    for it in items.try_iter()? {
-        let it = it?;
+    // Hold a reference to every item so their buffers outlive the GIL-free section; `bytes` and
+    // `str` items are read in place (and kept by the results that pass on the fast path).
+    let mut held: Vec<(Bound<'py, PyAny>, Option<Value>)> = Vec::new();
+    let mut add = |it: Bound<'py, PyAny>| -> PyResult<()> {
         if it.cast::<PyBytes>().is_ok() || it.cast::<PyString>().is_ok() {
-            held.push(Item::Bytes(it));
+            held.push((it, None));
         } else {
-            held.push(Item::Value(to_value(&it, &c.limits, StrIs::Json)?));
+            let v = to_value(&it, &c.limits, StrIs::Json)?;
+            held.push((it, Some(v)));
+        }
+        Ok(())
+    };
+    if let Ok(list) = items.cast::<PyList>() {
+        for it in list.iter() {
+            add(it)?;
+        }
+    } else {
+        for it in items.try_iter()? {
+            add(it?)?;
         }
     }
-    let mut owned: Vec<Option<Raw<'_>>> = Vec::with_capacity(held.len());
-    for it in &held {
-        owned.push(match it {
-            Item::Bytes(b) => raw_json(b, StrIs::Json)?,
-            Item::Value(_) => None,
+    let mut texts: Vec<&[u8]> = Vec::with_capacity(held.len());
+    for (it, v) in &held {
+        texts.push(match (v, raw_json(it, StrIs::Json)?) {
+            (None, Some(Raw::Borrowed(b))) => b,
+            _ => &[],
         });
     }
-    let slices: Vec<&[u8]> = owned.iter().map(|r| r.as_ref().map_or(&[][..], Raw::bytes)).collect();
-    let values: Vec<Option<&Value>> = held.iter().map(|h| match h { Item::Value(v) => Some(v), _ => None }).collect();
-    let results: Vec<Result<Observation<'_>, InputError>> = py.detach(|| {
+    let values: Vec<Option<&Value>> = held.iter().map(|(_, v)| v.as_ref()).collect();
+    let results: Vec<Result<Outcome<'_>, InputError>> = py.detach(|| {
         use rayon::prelude::*;
         let run = |i: usize| match values[i] {
-            Some(v) => c.check_value(v.clone(), soft),
-            None => c.check_bytes(slices[i], soft),
+            Some(v) => c.check_value(v.clone(), soft).map(Outcome::Full),
+            None => c.check_bytes_lazy(texts[i], soft),
         };
-        let total: usize = slices.iter().map(|s| s.len()).sum();
-        match crate::batch::grouping(slices.len(), total) {
-            None => (0..slices.len()).map(run).collect(),
-            Some(min_len) => (0..slices.len()).into_par_iter().with_min_len(min_len).map(run).collect(),
+        let total: usize = texts.iter().map(|s| s.len()).sum();
+        match crate::batch::grouping(texts.len(), total) {
+            None => (0..texts.len()).map(run).collect(),
+            Some(min_len) => (0..texts.len()).into_par_iter().with_min_len(min_len).map(run).collect(),
         }
     });
-    let out = PyList::empty(py);
-    for r in results {
-        match r {
-            Ok(obs) => out.append(Bound::new(py, PyObservation::new(&checker.shared, obs))?)?,
+    let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(results.len());
+    for (r, (it, _)) in results.into_iter().zip(&held) {
+        out.push(match r {
+            Ok(Outcome::Passed(p)) => Bound::new(py, PyObservation::passed(&checker.shared, it.clone().unbind(), p))?.into_any(),
+            Ok(Outcome::Full(obs)) => Bound::new(py, PyObservation::new(&checker.shared, obs))?.into_any(),
             Err(e) if raise => return Err(input_err(py, e)),
-            Err(e) => out.append(input_error_observation(py, &e)?)?,
-        }
+            Err(e) => input_error_observation(py, &e)?.into_any(),
+        });
     }
-    Ok(out)
+    PyList::new(py, out)
 }
 
 /// Module-level batch check: `check_batch(checker, items, *, soft=None, errors="observe")`.

@@ -6,17 +6,23 @@
 //! Rust. It behaves as a mutable mapping (`obs["valid"]`, `obs.get(..)`, `dict(obs)`, `keys()`,
 //! `items()`, `in`, `==` with a dict, item assignment) so callers written for the dict keep working;
 //! `to_dict()` returns a plain dict copy.
+//!
+//! A check that passed on the fast path is kept as the core's [`Passed`] (the byte ranges of the
+//! extracted values) plus a reference to the immutable `bytes`/`str` it was read from: nothing
+//! else is built until a key beyond `valid`/`error_type`/`confidence_score` is read.
 use std::sync::Arc;
 
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyString};
 use pyo3::{intern, IntoPyObjectExt};
 
 use super::output::{observation_to_py, Templates};
+use super::convert::input_err;
 use crate::contract::Contract;
+use crate::fast::observe::Passed;
 use crate::observation::Observation as CoreObservation;
 
 /// What every result of one checker shares: the compiled contract and its prebuilt Python objects.
@@ -28,34 +34,77 @@ pub struct Shared {
 /// The six keys of an ObservationResult, in dict order.
 const KEYS: [&str; 6] = ["valid", "error_type", "extracted_data", "confidence_score", "audit_trail", "details"];
 
+/// What a result holds: the core's observation, or a fast-path pass and the text it was read
+/// from (an immutable `bytes` or `str`).
+enum Res {
+    Core(Box<CoreObservation<'static>>),
+    Passed { text: Py<PyAny>, passed: Passed },
+}
+
 /// The lazy ObservationResult (see the module docs).
 #[pyclass(frozen, mapping, module = "rust_validator._native")]
 pub struct Observation {
     // Declared before `shared` so it is dropped first: its `&str`s point into `shared.contract`.
-    obs: CoreObservation<'static>,
+    res: Res,
     shared: Arc<Shared>,
     dict: PyOnceLock<Py<PyDict>>,
 }
 
 impl Observation {
+    /// A pass on the fast path of `text` (a `bytes` or `str` object, kept alive and unchanged).
+    pub fn passed(shared: &Arc<Shared>, text: Py<PyAny>, passed: Passed) -> Self {
+        Self { res: Res::Passed { text, passed }, shared: Arc::clone(shared), dict: PyOnceLock::new() }
+    }
+
     /// Wrap a result of `shared.contract.check_*`.
     pub fn new(shared: &Arc<Shared>, obs: CoreObservation<'_>) -> Self {
         // SAFETY: a core `Observation<'c>` borrows only from the `Contract` that produced it
         // (`check_bytes`/`check_value` take `&self` and tie the result to it), here
         // `shared.contract`. That contract lives in the `Arc` this object holds, is never mutated
         // (no `&mut` access exists to an `Arc<Shared>`), and its strings' heap buffers never
-        // move; `obs` is dropped before the `Arc` (field order). So the borrow stays valid for
+        // move; `res` is dropped before the `Arc` (field order). So the borrow stays valid for
         // the whole life of `obs`, which `'static` here stands for.
         let obs = unsafe { std::mem::transmute::<CoreObservation<'_>, CoreObservation<'static>>(obs) };
-        Self { obs, shared: Arc::clone(shared), dict: PyOnceLock::new() }
+        Self { res: Res::Core(Box::new(obs)), shared: Arc::clone(shared), dict: PyOnceLock::new() }
     }
 
     /// The full result dict (built once, then cached).
     fn dict<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyDict>> {
         let d = self.dict.get_or_try_init(py, || {
-            observation_to_py(py, &self.shared.templates, &self.obs).map(Bound::unbind)
+            let t = &self.shared.templates;
+            match &self.res {
+                Res::Core(obs) => observation_to_py(py, t, obs),
+                Res::Passed { text, passed } => {
+                    let text = text.bind(py);
+                    let bytes = match text.cast::<PyBytes>() {
+                        Ok(b) => b.as_bytes(),
+                        Err(_) => text.cast::<PyString>()?.to_str()?.as_bytes(),
+                    };
+                    let c = &self.shared.contract;
+                    match passed.observation(c, bytes) {
+                        Some(obs) => observation_to_py(py, t, &obs),
+                        // Never for a text the scan accepted; the full path would still answer.
+                        None => observation_to_py(py, t, &c.check_full(bytes, passed.soft).map_err(|e| input_err(py, e))?),
+                    }
+                }
+            }
+            .map(Bound::unbind)
         })?;
         Ok(d.bind(py))
+    }
+
+    fn is_valid(&self) -> bool {
+        match &self.res {
+            Res::Core(obs) => obs.valid,
+            Res::Passed { .. } => true,
+        }
+    }
+
+    fn confidence(&self) -> f64 {
+        match &self.res {
+            Res::Core(obs) => obs.confidence,
+            Res::Passed { passed, .. } => passed.confidence(),
+        }
     }
 
     /// A key answered without building the dict (only while it has not been built).
@@ -65,15 +114,16 @@ impl Observation {
         }
         let Ok(s) = key.cast::<PyString>() else { return Ok(None) };
         Ok(match s.to_str()? {
-            "valid" => Some(PyBool::new(py, self.obs.valid).to_owned().into_any()),
+            "valid" => Some(PyBool::new(py, self.is_valid()).to_owned().into_any()),
             "error_type" => Some(self.error_type_obj(py)),
-            "confidence_score" => Some(PyFloat::new(py, self.obs.confidence).into_any()),
+            "confidence_score" => Some(PyFloat::new(py, self.confidence()).into_any()),
             _ => None,
         })
     }
 
     fn error_type_obj<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        match self.obs.error_type_str() {
+        let Res::Core(obs) = &self.res else { return py.None().into_bound(py) };
+        match obs.error_type_str() {
             Some(t) => PyString::intern(py, t).into_any(),
             None => py.None().into_bound(py),
         }
