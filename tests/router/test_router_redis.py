@@ -191,3 +191,26 @@ async def test_per_tenant_redis_buckets_share_one_connection_pool(redis_server):
     assert a is not b and a._conns is b._conns
     a.reset(), b.reset()
     await r.aclose()
+
+
+@pytest.mark.timeout(60)
+def test_replicas_discovered_through_the_heartbeat_set_the_share(tenant):
+    """Configured replicas=1, three replicas alive: each one's degraded share is a third."""
+    server = RedisServer().start()
+    try:
+        cfg = BucketConfig(capacity=900.0, window_s=9.0)
+        rc = RedisBucketConfig(url=server.url, replicas=1, reconnect_interval_s=60, socket_timeout_s=0.2)
+        buckets = [RedisBucket(cfg, rc, tenant=tenant) for _ in range(3)]  # 3 processes' connections
+        buckets[0].reset()
+        for b in buckets:
+            b.try_acquire(1.0)  # each says it is alive
+        buckets[0]._conns.fleet._next = 0.0  # let the first one read the count again now
+        buckets[0].try_acquire(1.0)
+        assert buckets[0].share() == 3
+        server.stop()
+        adm = buckets[0].try_acquire(1.0)
+        assert adm.backend == "degraded" and buckets[0]._fallback.config.capacity == pytest.approx(300.0)
+        for b in buckets:
+            b.close()
+    finally:
+        server.close()
