@@ -23,7 +23,6 @@ gauge ``tao_shared_state_degraded{piece="cooldown"}`` = 1; Redis is tried again 
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from redis.retry import Retry
 
 from router.cooldown import CooldownConfig, Cooldowns
 from router.metrics import SHARED_DEGRADED
+from router.redis_fleet import key_part
 
 log = logging.getLogger("tao.router.cooldown")
 
@@ -58,13 +58,8 @@ return {ms, n}
 _DOWN = (redis.ConnectionError, redis.TimeoutError, OSError)
 
 
-def _part(value: str) -> str:
-    raw = value.encode()
-    return f"{len(raw)}.{hashlib.sha256(raw).hexdigest()[:32]}"
-
-
 def cooldown_keys(model: str, prefix: str = PREFIX) -> tuple[str, str]:
-    tag = "{" + _part(model) + "}"
+    tag = "{" + key_part(model) + "}"
     return f"{prefix}:{tag}:until", f"{prefix}:{tag}:fails"
 
 

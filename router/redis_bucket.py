@@ -1,7 +1,7 @@
 """Token-second bucket shared by several replicas through Redis.
 
 One atomic Lua script per call (EVALSHA; reloaded on NOSCRIPT). Keys share the hash tag
-``{tenant}`` so a Redis Cluster keeps them on one slot. Time comes from Redis itself
+``{<tenant as byte length.sha256 prefix>}`` so a Redis Cluster keeps them on one slot. Time comes from Redis itself
 (``TIME`` inside the script), so replicas with skewed clocks still agree on the refill.
 
 Faults (the fleet never admits more than the bound, ``capacity + rate * elapsed``):
@@ -14,7 +14,7 @@ Faults (the fleet never admits more than the bound, ``capacity + rate * elapsed`
   again every ``reconnect_interval_s``; the first successful call ends degraded mode and charges
   what this replica admitted while degraded to the shared bucket (its level may go negative:
   debt, repaid at the rate).
-* **Redis restarted** (or flushed): each bucket has an epoch key ``{prefix}:{tenant}:epoch``, a
+* **Redis restarted** (or flushed): each bucket has an epoch key ``{prefix}:{<tenant part>}:epoch``, a
   random id written with the bucket. A missing epoch means Redis lost the bucket: the script
   writes a new epoch and the bucket starts **empty** (never full again) when this replica had
   seen the bucket before or any bucket of its connections saw a restart; a bucket this replica
@@ -42,7 +42,7 @@ from redis.retry import Retry
 
 from router.bucket import Admission, BucketConfig, LocalBucket, _check_cost
 from router.metrics import BUCKET_DEGRADED, BUCKET_RESTARTS
-from router.redis_fleet import Fleet, FleetConfig
+from router.redis_fleet import Fleet, FleetConfig, key_part
 
 log = logging.getLogger("tao.router.bucket")
 
@@ -185,7 +185,7 @@ class RedisBucket:
         self.config = config
         self.redis_config = rc = redis_config or RedisBucketConfig()
         self.tenant = tenant
-        tag = "{" + tenant + "}"
+        tag = "{" + key_part(tenant) + "}"  # length + hash: any printable tenant, one cluster slot
         self.keys = (f"{rc.prefix}:{tag}:state", f"{rc.prefix}:{tag}:stats", f"{rc.prefix}:{tag}:epoch")
         self._ttl_ms = str(int(max(config.window_s * 4, 60.0) * 1000))
         self._epoch_ttl_ms = str(max(int(rc.epoch_ttl_s * 1000), int(self._ttl_ms)))

@@ -9,6 +9,7 @@ takes ``capacity / max(configured, seen)`` as its share. Nothing here raises on 
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 import uuid
@@ -16,6 +17,15 @@ from dataclasses import dataclass
 
 import redis
 import redis.asyncio as aredis
+
+
+def key_part(value: str) -> str:
+    """One part of a Redis key, encoded unambiguously: ``{byte length}.{sha256 prefix}`` (tenant
+    and model names may hold ``:``, ``{`` or ``}``; the encoded part holds none of them, so it is
+    also a safe Redis Cluster hash tag)."""
+    raw = value.encode()
+    return f"{len(raw)}.{hashlib.sha256(raw).hexdigest()[:32]}"
+
 
 # KEYS[1] the set; ARGV: member, ttl_ms -> the members alive
 HEARTBEAT = """

@@ -13,6 +13,7 @@ from redis.crc import key_slot
 from router.bucket import BucketConfig
 from router.metrics import REGISTRY
 from router.redis_bucket import RedisBucket, RedisBucketConfig
+from router.redis_fleet import key_part
 from router.testing.redis_server import RedisServer
 
 CFG = BucketConfig(capacity=1000.0, window_s=10_000.0)
@@ -31,9 +32,11 @@ def test_replicas_share_one_bucket(redis_server, tenant):
 
 @pytest.mark.slow
 def test_keys_share_one_hash_tag(redis_server, tenant):
+    """The tenant is one encoded part (byte length + hash), so a tenant holding ``:``/``{``/``}``
+    can neither meet another tenant's keys nor move its own to another slot."""
     bucket = RedisBucket(CFG, RedisBucketConfig(url=redis_server.url), tenant=tenant)
     tags = {k[k.index("{") : k.index("}") + 1] for k in bucket.keys}
-    assert tags == {"{" + tenant + "}"}
+    assert tags == {"{" + key_part(tenant) + "}"}
     bucket.try_acquire(1)
     client = redis.Redis.from_url(redis_server.url)
     assert len({key_slot(k.encode()) for k in bucket.keys}) == 1  # one Redis Cluster slot
@@ -214,3 +217,14 @@ def test_replicas_discovered_through_the_heartbeat_set_the_share(tenant):
             b.close()
     finally:
         server.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "other"), [("acme:prod", "acme"), ("a}:state", "a"), ("{x}", "x"), ("租户", "租")]
+)
+def test_odd_tenant_names_keep_one_slot_and_own_keys(redis_server, name, other):
+    odd = RedisBucket(CFG, RedisBucketConfig(url=redis_server.url), tenant=name)
+    plain = RedisBucket(CFG, RedisBucketConfig(url=redis_server.url), tenant=other)
+    assert len({key_slot(k.encode()) for k in odd.keys}) == 1
+    assert not set(odd.keys) & set(plain.keys)
+    odd.close(), plain.close()
