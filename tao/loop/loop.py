@@ -359,6 +359,17 @@ class TaoLoop:
                     errors, order, et = self.plan_validator.classify(for_check(plan))
                 except ResolveError as exc:
                     errors, order, et = [str(exc)], [], ErrorType.PLAN_INVALID
+                if (
+                    et is None
+                    and self.decision is not None
+                    and len(plan.steps) > self.decision.config.max_steps
+                ):
+                    errors, et = (
+                        [  # planner_config.yaml's bound (the contract's MAX_STEPS is the hard one)
+                            f"plan has {len(plan.steps)} steps; max_steps is {self.decision.config.max_steps}"
+                        ],
+                        ErrorType.PLAN_INVALID,
+                    )
                 if et is None:
                     return plan, order, None
                 last_error = (et, "; ".join(errors[:5]))

@@ -153,6 +153,27 @@ async def test_without_a_fallback_planner_two_failures_stay_a_failure(stack) -> 
     assert rep.status == "failed" and rep.error_type == "LLM_OUTPUT_MALFORMED" and len(planner.calls) == 2
 
 
+async def test_a_plan_longer_than_max_steps_is_refused_and_replanned(stack) -> None:
+    two = {
+        "version": "1.0",
+        "intent": "weather",
+        "steps": [
+            {"step_id": "t1", "tool": "get_weather", "arguments": {"city": "北京"}, "dependencies": []},
+            {"step_id": "t2", "tool": "get_weather", "arguments": {"city": "上海"}, "dependencies": []},
+        ],
+    }
+    cfg = replace(PlanningConfig(), max_steps=1)
+    planner = ScriptedPlanner(two, WEATHER_PLAN)
+    rep = await stack(planner, cfg).run("帮我看看明天北京的天气怎么样", _session())
+    assert len(planner.calls) == 2 and rep.status == "success" and len(rep.steps) == 1
+    (err,) = _events(rep, EventKind.ERROR)
+    assert err["error_type"] == "PLAN_INVALID" and "max_steps is 1" in err["errors"][0]
+    rep = await stack(ScriptedPlanner(two), replace(PlanningConfig(), max_steps=2)).run(
+        "帮我看看明天北京的天气怎么样", _session()
+    )
+    assert rep.status == "success" and len(rep.steps) == 2
+
+
 def test_the_direct_path_needs_the_threshold_and_the_margin(combined, combined_router) -> None:
     dp = DecisionPoint(combined, PlanningConfig(), combined_router)
     d = dp.before("right now: weather in Paris tomorrow", _session())
