@@ -178,9 +178,15 @@ def _fleet(mock_url: str, n: int, serve_args: list[str]) -> Callable[[ExitStack]
 
 
 def run(
-    mock_url: str, reqs: list[Request], quick: bool, serve_args: list[str] | None = None
+    mock_url: str,
+    reqs: list[Request],
+    quick: bool,
+    serve_args: list[str] | None = None,
+    *,
+    fleet: bool = True,
 ) -> dict[str, Any]:
-    """Every phase of the module doc, against the mock at ``mock_url``."""
+    """Every phase of the module doc, against the mock at ``mock_url``; ``fleet=False``: phase 1
+    only (runtime vs peer, ½ and 2× saturation), the ``*workers*``/``*replicas*`` keys ``None``."""
     cfg = ScaleConfig.for_run(quick)
     serve_args = ["--max-inflight-runs", str(cfg.inflight_per_worker), *(serve_args or [])]
     rates = cfg.rates
@@ -201,20 +207,24 @@ def run(
         over = step(one, max(2.0, 2 * sat1), reqs, cfg, "tao 1 worker, 2× saturation")
         # 1 worker, 2 workers, 1 and 3 replicas behind the balancer: all up, stepped in turn
         targets = tuple(round(f * sat1, 1) for f in cfg.scale_factors)
-        w2 = stack.enter_context(
-            _serve(mock_url, ["--workers", str(cfg.workers), *serve_args], "tao-workers")
-        )
-        fleets = {n: _fleet(mock_url, n, serve_args)(stack) for n in (1, cfg.replicas)}
-        configs = {
-            "tao 1 worker (scaling)": one,
-            f"tao --workers {cfg.workers}": w2.base_url + "/v1/run",
-            "1 replica + balancer": fleets[1],
-            f"{cfg.replicas} replicas + balancer": fleets[cfg.replicas],
-        }
-        for u in list(configs.values())[1:]:
-            warm(u, reqs, cfg, cfg.warm_share * sat1)
-        scaled = interleaved(configs, targets, reqs, cfg)
-    names = list(configs)
+        names = [
+            "tao 1 worker (scaling)",
+            f"tao --workers {cfg.workers}",
+            "1 replica + balancer",
+            f"{cfg.replicas} replicas + balancer",
+        ]
+        scaled: dict[str, list[dict]] = {n: [] for n in names}
+        if fleet:
+            w2 = stack.enter_context(
+                _serve(mock_url, ["--workers", str(cfg.workers), *serve_args], "tao-workers")
+            )
+            fleets = {n: _fleet(mock_url, n, serve_args)(stack) for n in (1, cfg.replicas)}
+            configs = dict(
+                zip(names, (one, w2.base_url + "/v1/run", fleets[1], fleets[cfg.replicas]), strict=True)
+            )
+            for u in list(configs.values())[1:]:
+                warm(u, reqs, cfg, cfg.warm_share * sat1)
+            scaled = interleaved(configs, targets, reqs, cfg)
     out["workers1"], out["workers2"] = scaled[names[0]], scaled[names[1]]
     out["replicas1"], out["replicas3"] = scaled[names[2]], scaled[names[3]]
     out["runtime_saturated_qps"] = sat1
@@ -337,3 +347,34 @@ def merge(result: dict[str, Any], scale: dict[str, Any]) -> None:
             p["series"].update(plot_series(scale))
             break
     result["scale"] = scale
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bench.scale [--quick] [--pair-only] [--serve-arg ARG]``: these phases alone, with
+    their own mock tool service; prints the summary (``--out``: the whole result as JSON)."""
+    import argparse
+    from pathlib import Path
+
+    import orjson
+
+    from bench.suites.load import LoadSuiteConfig, replay_requests
+
+    ap = argparse.ArgumentParser(prog="python -m bench.scale", description=main.__doc__)
+    ap.add_argument("--quick", action="store_true", help="the --quick steps of the load suite")
+    ap.add_argument(
+        "--pair-only", action="store_true", help="phase 1 only: runtime vs peer, ½ and 2× saturation"
+    )
+    ap.add_argument("--serve-arg", action="append", default=[], help="extra `tao serve` argument")
+    ap.add_argument("--out", type=Path, default=None)
+    a = ap.parse_args(argv)
+    reqs = replay_requests(LoadSuiteConfig.for_run(a.quick))
+    with Service("mock", ["-m", "tao.mock_service", "--port", "{port}"]) as mock:
+        res = run(mock.base_url, reqs, a.quick, a.serve_arg, fleet=not a.pair_only)
+    if a.out is not None:
+        a.out.write_bytes(orjson.dumps(res, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS))
+    sys.stdout.write(orjson.dumps(res["summary"], option=orjson.OPT_INDENT_2).decode() + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
