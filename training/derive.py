@@ -20,13 +20,23 @@ the :class:`~tao.contracts.domain.Phrasing` the generator (:mod:`training.genera
   first tool's inputs (``list the tickets of {name}``); chain examples are used as given.
 * **insufficient context** by dropping a required argument's slot from a phrasing (and by ``<ME>``
   phrasings when the session knows no user, as everywhere).
+* **expansion** of the examples: a two-clause example also in the other clause order
+  (:func:`swapped_template`); an optional enum argument with a ``default`` (``priority``) appended
+  to every phrasing that does not write it (:func:`optional_enum_templates`: ``..., high priority``);
+  the generator adds paraphrases, politeness, fillers, typos, traditional characters and
+  connectors, and never adds an enum value's word (:attr:`Phrasing.reserved_words`).
+* **response samples** (``Domain.response_samples``): their string values join the free-text and
+  name pools of the argument with the same name (a ticket's ``summary``, an ``assignee`` name);
+  each ``extract`` output is checked against them: a value that the argument it feeds refuses is a
+  :class:`ContractError` naming the tool, the sample and the pointer, and an output no sample has
+  feeds no derived chain.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +61,8 @@ TRAIN_CONNECTORS = {
     "zh": ["？另外", "，还有", "。然后", "，以及", "，接着", "；再帮我", "，另外再", "。顺便"],
     "en": [", and ", " then ", ". And ", "; also ", ", and also ", " & ", ". Plus, "],
 }
+TRADITIONAL_PROB = 0.06
+"""Share of Chinese training rows written in traditional characters."""
 GENERIC_TEXT = {
     "zh": [
         "有点问题",
@@ -405,13 +417,21 @@ def _merged_steps(group: list[_Template], registry: Mapping[str, ToolSpec]) -> t
     return tuple(steps)
 
 
-def _chain_templates(templates: list[_Template], kinds: _Kinds, domain: Domain) -> list[_Template]:
+def _chain_templates(
+    templates: list[_Template],
+    kinds: _Kinds,
+    domain: Domain,
+    absent: Set[tuple[str, str]] = frozenset(),
+) -> list[_Template]:
     """Chains from ``extract``: a lookup tool (all inputs slots, output = an id argument of another
-    tool) feeds every single-step phrasing that writes that id: ``{employee}`` -> ``{name}``."""
+    tool) feeds every single-step phrasing that writes that id: ``{employee}`` -> ``{name}``;
+    ``absent``: ``(tool, output)`` pairs no response sample holds (no chain from them)."""
     out: list[_Template] = []
     singles = [t for t in templates if len(t.steps) == 1]
     for lookup in domain.tools:
         for output in lookup.extract:
+            if (lookup.name, output) in absent:
+                continue
             looks = [  # a search: its inputs are names / emails / text, never ids
                 t
                 for t in singles
@@ -492,6 +512,140 @@ def _couple_text(templates: list[_Template], kinds: _Kinds) -> None:
                 args[a] = "{" + name + "}"
 
 
+_SEP = {"zh": re.compile(r"[，,]"), "en": re.compile(r", ")}
+_NO_SWAP = re.compile(r"^\s*(?:and|then|also|plus|然后|再|并且|还有|另外|接着)(?![A-Za-z])", re.I)
+
+
+def _free_kinds(kinds: _Kinds) -> set[str]:
+    return {n for n, k in kinds.kinds.items() if k.source in ("text", "name")}
+
+
+def swapped_template(t: _Template, kinds: _Kinds) -> _Template | None:
+    """A one-step phrasing of two clauses in the other order (``I forgot my email password, please
+    reset it`` -> ``please reset it, I forgot my email password``), or None: more or fewer than two
+    clauses, a clause that needs the one before it (``then``, ``然后``), or a free-text / name slot
+    that would start the request (perception finds those by the words before them)."""
+    if len(t.steps) != 1 or "[" in t.text:
+        return None
+    seps = list(_SEP[t.lang].finditer(t.text))
+    if len(seps) != 1:
+        return None
+    a, b = t.text[: seps[0].start()].strip(), t.text[seps[0].end() :].strip().rstrip("。.!！?？")
+    if len(a) < 2 or len(b) < 2 or _NO_SWAP.match(b):
+        return None
+    free = _free_kinds(kinds)
+    m = re.match(r"\{([a-z]+)[0-9]?\}", b)
+    if m and m.group(1) in free:
+        return None
+    sep = "，" if t.lang == "zh" else ", "
+    return _Template(t.lang, b + sep + a, t.steps)
+
+
+def optional_enum_templates(
+    t: _Template, kinds: _Kinds, registry: Mapping[str, ToolSpec], cue: re.Pattern[str] | None = None
+) -> list[_Template]:
+    """``t`` with each optional enum argument that has a ``default`` and that ``t`` does not write
+    appended as a clause (``..., {priority}`` -> ``..., high priority`` / ``，优先级高``); only for the
+    last step (a later clause would belong to another step)."""
+    tool, args, deps = t.steps[-1]
+    schema = registry[tool].args_schema
+    required = set(schema.get("required", []))
+    out = []
+    for arg, prop in schema.get("properties", {}).items():
+        if arg in required or arg in args or "default" not in prop or "enum" not in prop:
+            continue
+        k = kinds.kind(tool, arg)
+        head = t.text.rstrip("。.!！?？ ") + ("，" if t.lang == "zh" else ", ")
+        if "{" + k.name + "}" in t.text or "[" in t.text or (cue is not None and cue.search(head)):
+            continue  # after a free-text cue (``工单，``) the word would be read as free text
+        text = head + "{" + k.name + "}"
+        new_args = dict(args)
+        new_args[arg] = "{" + k.name + "}"
+        out.append(_Template(t.lang, text, (*t.steps[:-1], (tool, new_args, deps))))
+    return out
+
+
+def _leaves(obj: Any, key: str = "") -> list[tuple[str, Any]]:
+    if isinstance(obj, dict):
+        return [x for k, v in obj.items() for x in _leaves(v, str(k))]
+    if isinstance(obj, list):
+        return [x for v in obj for x in _leaves(v, key)]
+    return [(key, obj)]
+
+
+def _pointer(obj: Any, ptr: str) -> tuple[bool, Any]:
+    for part in [p.replace("~1", "/").replace("~0", "~") for p in ptr.split("/")[1:]]:
+        if isinstance(obj, dict) and part in obj:
+            obj = obj[part]
+        elif isinstance(obj, list) and part.isdigit() and int(part) < len(obj):
+            obj = obj[int(part)]
+        else:
+            return False, None
+    return True, obj
+
+
+def sample_values(domain: Domain, kinds: _Kinds) -> int:
+    """Add the string values of the response samples to the pools of the free-text / name kinds of
+    the arguments with the same name (a name field such as ``assignee`` feeds the name kinds);
+    returns how many values were added."""
+    by_arg: dict[str, list[SlotKind]] = {}
+    for (_tool, arg), name in kinds.by_field.items():
+        k = kinds.kinds[name]
+        if k.source in ("text", "name") and k not in by_arg.setdefault(arg, []):
+            by_arg[arg].append(k)
+    names = [k for k in kinds.kinds.values() if k.source == "name"]
+    added = 0
+    for _tool, bodies in sorted(domain.response_samples.items()):
+        for body in bodies:
+            for key, v in _leaves(body):
+                if not isinstance(v, str) or not v.strip() or len(v) > 80:
+                    continue
+                targets = list(by_arg.get(key, []))
+                if _NAME_FIELDS.search(key):
+                    targets += [k for k in names if k not in targets]
+                for k in targets:
+                    if k.source == "name" and re.search(r"[0-9@_]", v):
+                        continue
+                    pool = k.pool.setdefault(_lang_of(v), [])
+                    if v not in pool:
+                        pool.insert(0, v)  # before the held-out tail of the pool
+                        added += 1
+    return added
+
+
+def check_sample_outputs(domain: Domain) -> set[tuple[str, str]]:
+    """The ``(tool, output)`` pairs of ``extract`` that no response sample of the tool holds (they
+    feed no derived chain). Raises :class:`ContractError` when a sample's extracted value does not
+    fit an argument of the same name of another tool (the contract and its real responses disagree)."""
+    missing: set[tuple[str, str]] = set()
+    for tool in domain.tools:
+        bodies = list(domain.response_samples.get(tool.name, ()))
+        if not bodies:
+            continue
+        for out, ptr in tool.extract.items():
+            found = [(i, v) for i, b in enumerate(bodies) for ok, v in [_pointer(b, ptr)] if ok]
+            if not found:
+                missing.add((tool.name, out))
+                continue
+            for other in domain.tools:
+                prop = other.args_schema.get("properties", {}).get(out)
+                if other.name == tool.name or not isinstance(prop, dict):
+                    continue
+                pattern = prop.get("pattern")
+                for i, v in found:
+                    if isinstance(pattern, str) and not (isinstance(v, str) and re.search(pattern, v)):
+                        raise ContractError(
+                            f"tool {tool.name!r} response sample {i}: extract {out!r} ({ptr}) = {v!r} "
+                            f"does not fit {other.name}.{out} (pattern {pattern!r})"
+                        )
+                    if "enum" in prop and v not in prop["enum"]:
+                        raise ContractError(
+                            f"tool {tool.name!r} response sample {i}: extract {out!r} ({ptr}) = {v!r} "
+                            f"is not an enum value of {other.name}.{out}"
+                        )
+    return missing
+
+
 def derive_phrasing(domain: Domain, seed: int = 0) -> Phrasing:
     """The training phrasing of a contract-defined domain (see the module docstring)."""
     registry = domain.registry()
@@ -511,7 +665,9 @@ def derive_phrasing(domain: Domain, seed: int = 0) -> Phrasing:
                     k = kinds.kind(tool, a)
                     if k.source in ("text", "name", "city") and v not in k.pool.setdefault(ex.lang, []):
                         k.pool[ex.lang].append(v)
+    sample_values(domain, kinds)
     _couple_text(templates, kinds)
+    templates += [w for t in templates if (w := swapped_template(t, kinds)) is not None]
     for t, ex in zip(list(templates), domain.examples, strict=False):
         for (tool, args), (_, targs, _) in zip(ex.steps, t.steps, strict=True):
             for a, v in args.items():
@@ -539,7 +695,10 @@ def derive_phrasing(domain: Domain, seed: int = 0) -> Phrasing:
         for lang in ("zh", "en"):
             if not any(t.lang == lang and t.steps[0][0] == tool.name for t in templates):
                 templates += generic_templates(tool, kinds, lang)
-    templates += _chain_templates(templates, kinds, domain)
+    templates += _chain_templates(templates, kinds, domain, check_sample_outputs(domain))
+    cues = domain.lexicon.text_cues
+    cue = re.compile("(?:" + "|".join(cues) + r")\s*$", re.I) if cues else None
+    templates += [v for t in templates for v in optional_enum_templates(t, kinds, registry, cue)]
     by_plan: dict[tuple, list[_Template]] = {}
     for t in templates:
         by_plan.setdefault(_key(t.steps, registry), []).append(t)
@@ -595,6 +754,10 @@ def derive_phrasing(domain: Domain, seed: int = 0) -> Phrasing:
         slot_types=slot_types,
         enum_kinds=frozenset(n for n, k in kinds.kinds.items() if k.source == "enum"),
         value_sampler=sampler,
+        reserved_words=frozenset(
+            w for k in kinds.kinds.values() if k.source == "enum" for ws in k.enum.values() for w in ws
+        ),
+        traditional_prob=TRADITIONAL_PROB,
     )
 
 
@@ -611,4 +774,14 @@ def with_phrasing(domain: Domain, seed: int = 0) -> Domain:
     return replace(domain, phrasing=derive_phrasing(domain, seed))
 
 
-__all__ = ["ContractError", "DerivedSampler", "derive_phrasing", "example_template", "with_phrasing"]
+__all__ = [
+    "ContractError",
+    "DerivedSampler",
+    "check_sample_outputs",
+    "derive_phrasing",
+    "example_template",
+    "optional_enum_templates",
+    "sample_values",
+    "swapped_template",
+    "with_phrasing",
+]

@@ -130,11 +130,19 @@ def _fill(
     filler_prob: float = 0.0,
     lexicon=None,
     train: bool = False,
+    reserved: frozenset[str] = frozenset(),
+    traditional_prob: float = 0.0,
 ) -> tuple[str, dict[str, tuple[str, Any]]]:
-    text = paraphrase(_expand(template, rng), lang, rng, heldout=heldout)
-    if filler_prob:
-        text = add_fillers(text, lang, rng, filler_prob)
-    text = add_noise(text, lang, rng, noise)
+    base = _expand(template, rng)
+    for _ in range(4):  # paraphrase, fillers and noise never add a word that sets an argument
+        text = paraphrase(base, lang, rng, heldout=heldout)
+        if filler_prob:
+            text = add_fillers(text, lang, rng, filler_prob)
+        text = add_noise(text, lang, rng, noise)
+        if not reserved or not adds_reserved(base, text, reserved):
+            break
+    else:
+        text = base
     values: dict[str, tuple[str, Any]] = {}
 
     def repl(m: re.Match[str]) -> str:
@@ -174,7 +182,39 @@ def _fill(
         return surf
 
     filled = _PH.sub(repl, text)
+    if train and lang == "zh" and traditional_prob and rng.random() < traditional_prob:
+        filled = to_traditional(filled)
     return filled, values
+
+
+def _count(word: str, text: str) -> int:
+    if word.isascii():
+        return len(re.findall(r"(?<![A-Za-z])" + re.escape(word), text, re.I))
+    return text.count(word)
+
+
+def adds_reserved(before: str, after: str, words: frozenset[str]) -> bool:
+    """Whether ``after`` (``before`` paraphrased / with fillers / noise) writes one of ``words``
+    more often than ``before`` (placeholders ignored; ASCII words case-insensitive, as a word start:
+    ``asap`` adds ``ASAP``, ``urgently`` adds ``urgent``)."""
+    a, b = _PH.sub(" ", before), _PH.sub(" ", after)
+    return any(_count(w, b) > _count(w, a) for w in words)
+
+
+def to_traditional(text: str) -> str:
+    """``text`` in traditional Chinese characters (OpenCC ``s2t``; perception folds them back)."""
+    return _s2t().convert(text)
+
+
+_S2T: list[Any] = []
+
+
+def _s2t() -> Any:
+    if not _S2T:
+        import opencc
+
+        _S2T.append(opencc.OpenCC("s2t"))
+    return _S2T[0]
 
 
 def _plan_steps(
@@ -295,6 +335,8 @@ def make_example(
             cfg.filler_prob if train_augment else 0.0,
             dom.lexicon,
             train_augment,
+            ph.reserved_words,
+            ph.traditional_prob,
         )
         renamed = {f"{key}__{k}": v for key, v in values.items()}
         steps, miss = _plan_steps(spec, values, user_id, registry, offset=len(all_steps))

@@ -134,6 +134,11 @@ class Phrasing:
     """``value_sampler(lang=, heldout=, rng=)`` -> the :class:`SlotValues` of one row."""
     held_mark: str = "~"
     """A template starting with this is held out of training."""
+    reserved_words: frozenset[str] = frozenset()
+    """Words that set an argument (enum value surfaces: ``ASAP`` -> ``priority=urgent``): the
+    generator's paraphrase, filler and noise operators never add one to a request."""
+    traditional_prob: float = 0.0
+    """Share of Chinese training rows written in traditional characters (perception folds them)."""
 
 
 @dataclass

@@ -1,0 +1,248 @@
+"""What the generated helpdesk rows show (issue #15): augmentation never adds a word that sets an
+argument (``asap`` is ``priority=urgent``), an optional enum argument with a default gets phrasings
+of its own, two-clause examples come in both orders, response samples feed the value pools and are
+checked against the arguments their ``extract`` outputs feed, and every expansion kind (word order,
+fillers, politeness, typos, traditional characters, connectors, chains) appears in the rows."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+import training.derive as derive
+import training.generate as generate
+import training.noise as noise
+from tao.contracts import ToolSpec
+from tao.domains import load_domain
+from tao.domains.contract import ContractError, contract_domain
+from tao.domains.helpdesk.examples import VALUE_WORDS
+from training.derive import (
+    _Kinds,
+    _Template,
+    check_sample_outputs,
+    derive_phrasing,
+    optional_enum_templates,
+    sample_values,
+    swapped_template,
+)
+from training.generate import GenConfig, adds_reserved, iter_split
+
+HELPDESK = "tao.domains.helpdesk:registry"
+PRIORITY_WORDS = {w for ws in VALUE_WORDS["priority"].values() for w in ws}
+
+
+def _fresh() -> Any:
+    """A new helpdesk domain object (the generator caches the derived phrasing per object)."""
+    return replace(load_domain(HELPDESK))
+
+
+def _rows(n: int, dom: Any = None, split: str = "train", **cfg: Any) -> list[dict]:
+    opts: dict[str, Any] = {"seed": 7, "compose_prob": 0.25, "user_known_prob": 0.8, **cfg}
+    gen = GenConfig(n_train=n, n_eval=n, **opts)
+    return list(iter_split(split, n, gen, domain=dom or _fresh()))
+
+
+def _outside_text(prompt: str) -> str:
+    """The prompt without the free-text values perception shows (``<TEXT1>「…」``)."""
+    return re.sub(r"<TEXT[0-9]>「[^」]*」", " ", prompt)
+
+
+def _writes(words: set[str], text: str) -> set[str]:
+    return {w for w in words if generate._count(w, text)}
+
+
+def test_adds_reserved() -> None:
+    words = frozenset({"ASAP", "urgent", "高"})
+    assert adds_reserved("open a ticket: {textsummary}", "open a ticket: {textsummary} asap", words)
+    assert adds_reserved("open a ticket", "urgently open a ticket", words)
+    assert not adds_reserved("file an urgent ticket", "pls file an urgent ticket, thx", words)
+    assert not adds_reserved("开个工单，{priority}", "你好，开个工单，{priority}", words)
+    assert adds_reserved("开个工单", "开个工单，高", words)
+
+
+def test_phrasing_reserves_the_enum_words() -> None:
+    ph = derive_phrasing(load_domain(HELPDESK))
+    assert {"ASAP", "高", "low priority", "vpn", "已解决"} <= ph.reserved_words
+    assert ph.traditional_prob > 0
+
+
+def test_augmentation_never_adds_a_priority_word_and_priority_is_never_implied() -> None:
+    """Before: 195 of 24,000 training rows said ``asap`` / ``urgently`` / ``kind of urgent`` (suffix
+    and filler words) while the target had no priority, and ``ASAP`` elsewhere meant urgent."""
+    rows = _rows(700)
+    with_priority = 0
+    for r in rows:
+        t = json.loads(r["target"])
+        steps = [s for s in t.get("steps", []) if s["tool"] == "create_ticket"]
+        if len(steps) != 1:
+            continue
+        written = _writes(PRIORITY_WORDS, _outside_text(r["prompt"]))
+        prio = steps[0]["arguments"].get("priority")
+        if prio is None:
+            assert not written, (r["request"], written)
+        else:
+            with_priority += 1
+            assert written & set(VALUE_WORDS["priority"][prio]) | {prio}, r["request"]
+    assert with_priority >= 30
+
+
+def test_an_optional_enum_with_a_default_gets_its_own_phrasings() -> None:
+    dom = load_domain(HELPDESK)
+    kinds = _Kinds(dom)
+    reg = dom.registry()
+    t = _Template(
+        "en", "raise a ticket about {textsummary}", (("create_ticket", {"summary": "{textsummary}"}, ()),)
+    )
+    (v,) = optional_enum_templates(t, kinds, reg)
+    assert v.text == "raise a ticket about {textsummary}, {priority}"
+    assert v.steps[0][1] == {"summary": "{textsummary}", "priority": "{priority}"}
+    cue = re.compile(r"(?:工单[:：，,])\s*$")
+    zh = _Template(
+        "zh", "问题是{textsummary}，开个工单", (("create_ticket", {"summary": "{textsummary}"}, ()),)
+    )
+    assert optional_enum_templates(zh, kinds, reg, cue) == []  # "工单，高" would read 高 as free text
+    written = _Template(
+        "en", "file an {priority} ticket", (("create_ticket", {"priority": "{priority}"}, ()),)
+    )
+    assert optional_enum_templates(written, kinds, reg) == []
+    status = _Template("en", "list my tickets", (("list_tickets", {"employee_id": "<ME>"}, ()),))
+    assert optional_enum_templates(status, kinds, reg) == []  # no default: not a modifier
+
+
+def test_priority_rows_are_frequent_enough_to_learn() -> None:
+    """Before: 4.9% of the training rows wrote a priority and the quick model never learned it."""
+    rows = _rows(600)
+    n = sum(
+        any(s["arguments"].get("priority") for s in json.loads(r["target"]).get("steps", [])) for r in rows
+    )
+    assert n / len(rows) >= 0.07
+
+
+def test_two_clause_examples_come_in_both_orders() -> None:
+    dom = load_domain(HELPDESK)
+    kinds = _Kinds(dom)
+    steps = (("reset_password", {"employee_id": "<ME>", "system": "{system}"}, ()),)
+    t = _Template("en", "I forgot my {system} password, please reset it", steps)
+    s = swapped_template(t, kinds)
+    assert s is not None and s.text == "please reset it, I forgot my {system} password"
+    zh = _Template("zh", "我的{system}密码忘了，帮我重置一下", steps)
+    s = swapped_template(zh, kinds)
+    assert s is not None and s.text == "帮我重置一下，我的{system}密码忘了"
+    free = _Template(
+        "en", "open a ticket, {textsummary}", (("create_ticket", {"summary": "{textsummary}"}, ()),)
+    )
+    assert swapped_template(free, kinds) is None  # free text first: no cue before it
+    then = _Template("en", "open a ticket, then check it", steps)
+    assert swapped_template(then, kinds) is None
+
+
+def test_response_samples_feed_the_pools() -> None:
+    dom = load_domain(HELPDESK)
+    kinds = _Kinds(dom)
+    assert sample_values(dom, kinds) > 0
+    summary = kinds.kind("create_ticket", "summary")
+    assert "VPN disconnects" in summary.pool["en"]
+    assert "laptop battery drains fast" in summary.pool["en"]
+    name = kinds.kind("find_employee", "name")
+    assert {"Li Ming", "Sam Turner", "Alice Chen"} <= set(name.pool["en"])
+    assert "张伟" in name.pool["zh"]
+    rows = _rows(900)
+    assert any("VPN disconnects" in r["request"] or "battery drains fast" in r["request"] for r in rows)
+
+
+def _lookup_domain(sample: dict, extract: dict[str, str]) -> Any:
+    emp = {"type": "string", "pattern": "^E[0-9]{6}$"}
+    find = ToolSpec(
+        name="find_person",
+        description="find a person",
+        args_schema={"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+        response_schema={"type": "object", "properties": {"employee_id": {"type": "string"}}},
+        extract=extract,
+    )
+    get = ToolSpec(
+        name="get_person",
+        description="read a person",
+        args_schema={"type": "object", "properties": {"employee_id": emp}, "required": ["employee_id"]},
+    )
+    return replace(contract_domain("people", [find, get]), response_samples={"find_person": [sample]})
+
+
+def test_a_sample_that_contradicts_the_argument_it_feeds_is_a_clear_error() -> None:
+    dom = _lookup_domain({"employee_id": "emp-42"}, {"employee_id": "/employee_id"})
+    with pytest.raises(ContractError, match=r"find_person.*sample 0.*employee_id.*emp-42.*get_person"):
+        check_sample_outputs(dom)
+    ok = _lookup_domain({"employee_id": "E123456"}, {"employee_id": "/employee_id"})
+    assert check_sample_outputs(ok) == set()
+    absent = _lookup_domain({"id": "E123456"}, {"employee_id": "/employee_id"})
+    assert check_sample_outputs(absent) == {("find_person", "employee_id")}
+
+
+def test_helpdesk_samples_agree_with_the_chains() -> None:
+    assert check_sample_outputs(load_domain(HELPDESK)) == set()
+
+
+def test_every_expansion_kind_appears_in_the_rows(monkeypatch) -> None:
+    """Counted in 1,200 training rows: word order, fillers, politeness, typos, traditional
+    characters, connectors (compositions) and chains from ``extract``."""
+    counts: Counter[str] = Counter()
+    swapped: set[str] = set()
+
+    def spy(name: str, fn: Any) -> Any:
+        def wrapped(text: str, *a: Any, **k: Any) -> Any:
+            out = fn(text, *a, **k)
+            if out != text:
+                counts[name] += 1
+            return out
+
+        return wrapped
+
+    real_swap = derive.swapped_template
+
+    def swap(t: Any, kinds: Any) -> Any:
+        s = real_swap(t, kinds)
+        if s is not None:
+            swapped.add(s.text)
+        return s
+
+    monkeypatch.setattr(derive, "swapped_template", swap)
+    monkeypatch.setattr(generate, "add_fillers", spy("fillers", generate.add_fillers))
+    monkeypatch.setattr(generate, "paraphrase", spy("paraphrase", generate.paraphrase))
+    monkeypatch.setattr(noise, "_en_typo", spy("typos", noise._en_typo))
+    dom = _fresh()
+    rows = _rows(1200, dom, compose_prob=0.3)
+    _, ph = generate._domain(dom)
+    texts = {
+        (i.name, lang, k): t
+        for i in ph.intents
+        for lang in ("zh", "en")
+        for k, t in enumerate(getattr(i, lang))
+    }
+    conns = [c for lang in ("zh", "en") for c in [*ph.connectors[lang], *ph.train_connectors[lang]]]
+    from thought_model.perception.normalize import to_simplified
+
+    for r in rows:
+        parts = [p.split(":") for p in r["template"].split("+")]
+        if any(texts[(n, lang, int(k))] in swapped for n, lang, k in parts):
+            counts["word_order"] += 1
+        if r["lang"] == "zh" and to_simplified(r["request"]) != r["request"]:
+            counts["traditional"] += 1
+        if r["intent"] == "multi_task" and any(c in r["request"] for c in conns):
+            counts["connectors"] += 1
+        if "_then_" in r["intent"] and "steps" in r["expected"]:
+            counts["chains"] += 1
+    print(dict(counts))
+    for kind, least in {
+        "word_order": 40,
+        "fillers": 100,
+        "paraphrase": 200,
+        "typos": 40,
+        "traditional": 10,
+        "connectors": 100,
+        "chains": 60,
+    }.items():
+        assert counts[kind] >= least, (kind, dict(counts))
