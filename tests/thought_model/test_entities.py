@@ -96,3 +96,19 @@ def test_weekdays_become_absolute_dates(request_: str, value: str) -> None:
 def test_three_character_chinese_names() -> None:
     assert perceive("王小明最近一笔订单到哪了", today=TODAY).slots == {"<NAME1>": "王小明"}
     assert perceive("张伟明天有空吗", today=TODAY).slots == {"<NAME1>": "张伟", "<DATE1>": "@tomorrow"}
+
+
+def test_cued_free_text_ends_at_a_connector() -> None:
+    """Open a ticket about X and then check it: the next ask is no part of X (issue #15)."""
+    p = perceive("request a refund because the box was broken and then cancel it", today=TODAY)
+    assert p.slots == {"<TEXT1>": "the box was broken"}
+    p = perceive("报销，原因是客户拜访然后查一下我的报销", today=TODAY)
+    assert p.slots == {"<TEXT1>": "客户拜访"}
+
+
+def test_chinese_name_before_an_action_verb() -> None:
+    """给王芳重置 / 给陈刚提一个 / 王丹丹领了 (helpdesk requests; issue #15)."""
+    assert perceive("给王芳重置VPN密码", today=TODAY).slots == {"<NAME1>": "王芳"}
+    assert perceive("给陈刚提一个工单", today=TODAY).slots == {"<NAME1>": "陈刚"}
+    assert perceive("李娜领了哪些设备", today=TODAY).slots == {"<NAME1>": "李娜"}
+    assert perceive("给我重置VPN密码", today=TODAY).slots == {}
