@@ -246,3 +246,57 @@ def test_every_expansion_kind_appears_in_the_rows(monkeypatch) -> None:
         "chains": 60,
     }.items():
         assert counts[kind] >= least, (kind, dict(counts))
+
+
+def test_helpdesk_summary_boundaries() -> None:
+    """The colon of an opening "quick question:" starts no summary; a colon after an id does."""
+    from datetime import datetime
+
+    from tao.contracts import SessionState
+    from thought_model.prompt import prepare_prompt
+
+    lex = load_domain(HELPDESK).lexicon
+    s = SessionState(user_id="E100001", now=datetime(2026, 3, 1, 9))
+
+    def texts(req: str) -> list[str]:
+        p = prepare_prompt(req, s, lexicon=lex).perception
+        return [v for k, v in p.slots.items() if k.startswith("<TEXT")]
+
+    assert texts("quick question: i need a ticket about Outlook not syncing my calendar, pls") == [
+        "Outlook not syncing my calendar"
+    ]
+    assert texts("quick one: open a ticket for me: laptop screen flickers") == ["laptop screen flickers"]
+    assert texts("open a hardware ticket for E315502: monitor has dead pixels, low priority") == [
+        "monitor has dead pixels"
+    ]
+    assert texts("open a ticket about my headset not working and then check its status") == [
+        "my headset not working"
+    ]
+
+
+def test_no_derived_phrasing_is_always_dropped() -> None:
+    """Every phrasing yields rows: a value perception can never find again (``给{name}重置…``, a
+    summary after ``E315502:``) made the generator drop every row of it, silently."""
+    import random
+
+    from training.generate import _Drop, make_example
+
+    dom, ph = generate._domain(_fresh())
+    reg = {t.name: t for t in dom.tools}
+    cfg = GenConfig(user_known_prob=1.0)
+    dead = []
+    for spec in ph.intents:
+        for lang in ("zh", "en"):
+            for k, text in enumerate(getattr(spec, lang)):
+                rng = random.Random(k)
+                ok = 0
+                for _ in range(10):
+                    sampler = ph.value_sampler(lang=lang, heldout=False, rng=rng)
+                    try:
+                        make_example([(spec, k)], lang, sampler, rng, cfg, reg, domain=dom)
+                        ok += 1
+                    except _Drop:
+                        pass
+                if not ok:
+                    dead.append((spec.name, lang, text))
+    assert dead == []

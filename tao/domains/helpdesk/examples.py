@@ -478,6 +478,7 @@ TEXT_CUES: tuple[str, ...] = (
     r"(?<![A-Za-z])ticket(?:\s+for\s+me)?\s*[,，-]\s",
     r"(?<![0-9A-Za-z])(?:issue|problem|summary|ticket|details?):",
     r"(?<![A-Za-z])(?:about|regarding|since)(?![A-Za-z])",
-    r"(?<![0-9])[:：](?![0-9])",
+    r"(?<!question)(?<!quick one)(?<!thing)[:：](?![0-9])",
 )
-"""Where a ticket summary or a replacement reason starts (besides perception's ``原因是``/``because``)."""
+"""Where a ticket summary or a replacement reason starts (besides perception's ``原因是``/``because``);
+the colon of an opening "quick question:" / "quick one:" / "one more thing:" starts none."""
