@@ -260,7 +260,7 @@ def test_helpdesk_summary_boundaries() -> None:
 
     def texts(req: str) -> list[str]:
         p = prepare_prompt(req, s, lexicon=lex).perception
-        return [v for k, v in p.slots.items() if k.startswith("<TEXT")]
+        return [str(v) for k, v in p.slots.items() if k.startswith("<TEXT")]
 
     assert texts("quick question: i need a ticket about Outlook not syncing my calendar, pls") == [
         "Outlook not syncing my calendar"
