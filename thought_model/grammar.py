@@ -122,7 +122,7 @@ def _alts(kinds: Sequence[str], avail: frozenset[str] | None = None) -> str:
     return "|".join(re.escape(t) for t in toks)
 
 
-def _pattern(alts: list[str]) -> dict[str, Any] | None:
+def _pattern(alts: Sequence[str | None]) -> dict[str, Any] | None:
     alts = [a for a in alts if a]
     if not alts:
         return None
@@ -134,6 +134,31 @@ def _ref_steps(step: int | None) -> str | None:
     if step is None:
         return f"t[1-{MAX_STEPS}]"
     return None if step <= 1 else f"t[1-{step - 1}]"
+
+
+def numeric_ref_outputs(name: str, typ: str, tools: Sequence[ToolSpec]) -> list[str]:
+    """Outputs an earlier step may feed a numeric argument ``name`` with: an ``extract`` key of the
+    same name whose response-schema type is the argument's (an integer also fills a number):
+    ``refund_payment.amount`` <- ``get_order_status.amount``. Names, not patterns: numbers have
+    none, and an unrelated number (a head count into an amount) must not be offered."""
+    ok = {"number": ("number", "integer"), "integer": ("integer",)}.get(typ, ())
+    outs = set()
+    for t in tools:
+        pointer = t.extract.get(name)
+        if pointer is not None and _nonnull(_pointed(t.response_schema, pointer)).get("type") in ok:
+            outs.add(name)
+    return sorted(outs)
+
+
+def _numeric_ref(name: str, typ: str, tools: Sequence[ToolSpec], step: int | None) -> str | None:
+    """Regex alternative of the step references a numeric field accepts (None when there are none):
+    the reference is a JSON string in the plan (``"amount":"${t1.amount}"``), resolved to the
+    earlier step's number at run time; the plan check skips the type check of a reference."""
+    refs = _ref_steps(step)
+    outs = numeric_ref_outputs(name, typ, tools)
+    if not refs or not outs:
+        return None
+    return r"\$\{" + refs + r"\.(" + "|".join(outs) + r")\}"
 
 
 def _string_field(
@@ -185,10 +210,11 @@ def _field_schema(
         return {"const": prop["const"]}
     typ = prop.get("type")
     if typ in ("number", "integer"):
-        slot = _pattern([_alts(NUMBER_KINDS if typ == "number" else INTEGER_KINDS, avail)])
+        kinds = NUMBER_KINDS if typ == "number" else INTEGER_KINDS
+        slot = _pattern([_alts(kinds, avail), _numeric_ref(name, typ, tools, step)])
         if avail is not None:
             return slot
-        return {"anyOf": [slot, {"type": typ}]}
+        return {"anyOf": [slot, {"type": typ}]} if slot else {"type": typ}
     if typ == "boolean":
         return {"type": "boolean"}
     if typ == "array":
@@ -200,6 +226,28 @@ def _field_schema(
             out["maxItems"] = prop["maxItems"]
         return out
     return _string_field(name, prop, tools, avail, step, lexicon)
+
+
+def field_tokens(
+    name: str,
+    prop: dict[str, Any],
+    tools: Sequence[ToolSpec],
+    avail: Collection[str],
+    lexicon: Lexicon | None = None,
+) -> list[str] | None:
+    """The slot tokens of ``avail`` the per-request grammar accepts for argument ``name`` (in
+    ``avail``'s order; ``[]`` when none fits); None for a field that takes no slot (an enum, a
+    boolean, a constant: the model chooses its value). Step references are not slot tokens."""
+    sub = _field_schema(name, prop, tools, frozenset(avail), None, lexicon)
+    if sub is None:
+        return []
+    while sub.get("type") == "array":
+        sub = sub.get("items", {})
+    pattern = sub.get("pattern")
+    if pattern is None:
+        return None if ("enum" in sub or "const" in sub or sub.get("type") == "boolean") else []
+    rx = re.compile(pattern)
+    return [t for t in avail if rx.fullmatch(t)]
 
 
 def arguments_schema(

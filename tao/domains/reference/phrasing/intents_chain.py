@@ -671,7 +671,9 @@ NUMERIC_REF_PENDING: list[IntentSpec] = [
     # ------------------------------------------------------------------ E. me as the source of a value
 ]
 """Chains whose reference lands in a numeric argument (``refund_payment.amount = ${t1.amount}``).
-Not merged into ``INTENTS``: the tool contracts and the plan grammar take step references only in
-string fields, so constrained decoding cannot emit this plan (the generated targets failed the
-grammar's own schema check). The round-7 checkpoint was trained with these rows (data of commit
-7df89d4) before this was caught; merge them back once numeric fields accept references."""
+Kept out of ``INTENTS`` until the plan grammar offered references in numeric fields (an ``extract``
+output of the same name and type, :func:`thought_model.grammar.numeric_ref_outputs`); merged into
+:data:`CHAIN_INTENTS` now. The round-7 checkpoint was trained with these rows (data of commit
+7df89d4)."""
+
+CHAIN_INTENTS.extend(NUMERIC_REF_PENDING)
