@@ -187,6 +187,7 @@ _ZH_NAME_CUE = re.compile(
     r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说"
     r"|重置|提一|提个|领了|申请|换)"
 )
+_ZH_PARTICLES = frozenset("吧呢哈呀啊嘛啦哦")
 _EN_NAME = re.compile(r"(?<![A-Za-z])(?P<n>[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?![A-Za-z])")
 _EN_STOP = {
     "I",
@@ -813,10 +814,12 @@ def perceive(
         spans.add("CITY", c.start, c.end, text, c.value)
     for m in _ZH_NAME_CUE.finditer(text):
         n = m.group("n")
-        if n not in rules.name_block_zh and not n.startswith(
-            ("谢谢", "谢啦", "谢了")
-        ):  # 谢 is also a surname
-            spans.add("NAME", m.start("n"), m.end("n"), text, n)
+        if n[-1] in _ZH_PARTICLES:  # "优先级高吧": 高 + a particle is no name; 高明哈 -> 高明
+            if len(n) < 3:
+                continue
+            n = n[:-1]
+        if n not in rules.name_block_zh and not n.startswith(("谢谢", "谢啦", "谢了")):  # 谢: a surname
+            spans.add("NAME", m.start("n"), m.start("n") + len(n), text, n)
     for m in _EN_NAME.finditer(text):
         words = m.group("n").split()
         while words and words[0] in rules.name_stop_en:

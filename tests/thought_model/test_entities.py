@@ -112,3 +112,11 @@ def test_chinese_name_before_an_action_verb() -> None:
     assert perceive("给陈刚提一个工单", today=TODAY).slots == {"<NAME1>": "陈刚"}
     assert perceive("李娜领了哪些设备", today=TODAY).slots == {"<NAME1>": "李娜"}
     assert perceive("给我重置VPN密码", today=TODAY).slots == {}
+
+
+def test_a_surname_with_a_particle_is_no_name() -> None:
+    """In 优先级高吧, 高 + 吧 is no person (issue #15); 王芳吧 is 王芳."""
+    slots = perceive("我要报修，问题是电脑坏了，高吧", today=TODAY).slots
+    assert not any(k.startswith("<NAME") for k in slots)
+    assert perceive("查一下王芳吧", today=TODAY).slots == {"<NAME1>": "王芳"}
+    assert perceive("查一下王小明吧", today=TODAY).slots == {"<NAME1>": "王小明"}
