@@ -301,6 +301,7 @@ def _stages(case: dict[str, Any], row: dict[str, Any], quick: bool) -> dict[str,
 def run(quick: bool = False) -> dict[str, Any]:
     min_time = 0.05 if quick else 0.2
     rounds = 3 if quick else 7
+    load_start = os.getloadavg()
     docs = documents()
     results: dict[str, Any] = {}
     for size, case in docs.items():
@@ -326,6 +327,9 @@ def run(quick: bool = False) -> dict[str, Any]:
             "check_materialized_vs_orjson_jsonschema_rs": small["g"]["throughput_vs_a"],
             "all_methods_agree": all(all(r["agree"].values()) for r in results.values()),
             "cores_usable": len(os.sched_getaffinity(0)),
+            # The machine may be shared: ratios measured under load are noisy (see docs/validator.md).
+            "load_average_start": list(load_start),
+            "load_average_end": list(os.getloadavg()),
         },
         "methods": METHODS,
         "batch_sizes": BATCH,
@@ -353,7 +357,8 @@ def table(result: dict[str, Any]) -> str:
         f"summary: check (e)/(a) = {s['check_vs_orjson_jsonschema_rs']:.2f}x, "
         f"batch (f)/(a) = {s['batch_vs_orjson_jsonschema_rs']:.2f}x, "
         f"is_valid (d)/(a) = {s['is_valid_vs_orjson_jsonschema_rs']:.2f}x, "
-        f"all agree: {s['all_methods_agree']}"
+        f"all agree: {s['all_methods_agree']}, load average {s['load_average_start'][0]:.1f} at start, "
+        f"{s['load_average_end'][0]:.1f} at end"
     )
     return "\n".join(lines)
 

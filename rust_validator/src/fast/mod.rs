@@ -11,6 +11,7 @@
 //! through it from Python.
 pub mod node;
 pub mod observe;
+pub mod plan;
 pub mod scan;
 
 use crate::parse::Limits;
@@ -32,6 +33,6 @@ impl FastSchema {
             return false;
         }
         // The scanner validates UTF-8 itself (an accepted text is valid UTF-8).
-        scan::Scanner::new(bytes, limits.depth(), &mut []).document(&self.node, None).is_ok()
+        scan::Scanner::new(bytes, limits.depth(), &mut []).document(&self.node).is_ok()
     }
 }

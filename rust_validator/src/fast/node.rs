@@ -4,13 +4,18 @@
 //! `additionalProperties` (a schema or a boolean), `minProperties`/`maxProperties`, `items` (one
 //! schema), `minItems`/`maxItems`, `minLength`/`maxLength`, `minimum`/`maximum`/
 //! `exclusiveMinimum`/`exclusiveMaximum` (numbers exactly representable as f64), and `pattern` /
-//! `format`, which are delegated to a one-keyword `jsonschema` validator (same engine, same
-//! regex and format semantics). Annotations are ignored. Anything else — `$ref`, combinators,
+//! `format`. A `pattern` that is an anchored sequence of ASCII classes (`^[A-Z]{2}\d{6}$`) is
+//! matched on the bytes by the `jsonschema` crate's own sequence matcher (`jsonschema-regex`,
+//! the code its `pattern` keyword runs for such patterns), without the `Value` round trip; any
+//! other pattern, a non-ASCII subject, and `format` go to a `jsonschema` validator of just those
+//! keywords (same engine, same regex and format semantics). Annotations are ignored. Anything else — `$ref`, combinators,
 //! `multipleOf`, tuple `items`, `patternProperties`, draft 4, … — makes [`compile`] return
 //! `None` and the caller keeps the `jsonschema` crate for the whole schema.
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use jsonschema::{Draft, Validator};
+use jsonschema_regex::Sequence;
 use serde_json::{Map, Value};
 
 use crate::schema::SchemaOptions;
@@ -39,7 +44,7 @@ pub enum Lit {
 }
 
 /// A compiled schema node.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Node {
     Any,
     Never,
@@ -47,7 +52,7 @@ pub enum Node {
 }
 
 /// The keywords of one (non-boolean) schema.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Checks {
     /// Allowed types (bits above); `ALL` when `type` is absent.
     pub types: u8,
@@ -56,6 +61,10 @@ pub struct Checks {
     pub max_len: Option<u64>,
     /// `pattern`/`format`, checked by `jsonschema` on the string.
     pub string_check: Option<StringCheck>,
+    /// `pattern` as the `jsonschema` crate's ASCII sequence matcher, when it is one.
+    pub pattern: Option<Arc<Sequence>>,
+    /// `format` alone (used when `pattern` decided on the bytes).
+    pub format_check: Option<StringCheck>,
     pub minimum: Option<f64>,
     pub maximum: Option<f64>,
     pub exclusive_minimum: Option<f64>,
@@ -73,6 +82,13 @@ pub struct Checks {
     /// Key dispatch: for each key length (longer ones share the last entry), a bit mask over
     /// `keys` of the keys of that length; built by [`Checks::finish`].
     pub by_len: [u64; 33],
+    /// Where the scanned value is recorded (a capture of the contract, see `super::plan`).
+    pub slot: Option<usize>,
+    /// Array elements at these indices use their own node (captures inside them).
+    pub indexed: Vec<(usize, Node)>,
+    /// Whether a string / a number needs more than its type (set by [`Checks::finish`]).
+    pub string_needs: bool,
+    pub number_needs: bool,
 }
 
 impl Checks {
@@ -82,7 +98,8 @@ impl Checks {
             types: ALL, enum_: None, min_len: None, max_len: None, string_check: None, minimum: None,
             maximum: None, exclusive_minimum: None, exclusive_maximum: None, keys: Vec::new(), required: 0,
             additional: Node::Any, min_props: None, max_props: None, items: Node::Any, min_items: None,
-            max_items: None, by_len: [0; 33],
+            max_items: None, by_len: [0; 33], pattern: None, format_check: None, slot: None,
+            indexed: Vec::new(), string_needs: false, number_needs: false,
         }
     }
 
@@ -92,6 +109,19 @@ impl Checks {
         for (i, k) in self.keys.iter().enumerate() {
             self.by_len[k.name.len().min(32)] |= 1 << i;
         }
+        self.string_needs = self.enum_.is_some()
+            || self.min_len.is_some()
+            || self.max_len.is_some()
+            || self.string_check.is_some()
+            || self.pattern.is_some();
+        // A number the scanner accepts is one the parser accepts (finite, in range): with `number`
+        // allowed and no keyword on its value, any number passes.
+        self.number_needs = self.enum_.is_some()
+            || self.minimum.is_some()
+            || self.maximum.is_some()
+            || self.exclusive_minimum.is_some()
+            || self.exclusive_maximum.is_some()
+            || self.types & NUMBER == 0;
         self
     }
 
@@ -111,16 +141,28 @@ impl Checks {
 }
 
 /// A key an object schema names.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Key {
     pub name: Box<str>,
     /// The property schema; `None`: not in `properties` (only required), so `additional` applies.
     pub node: Option<Node>,
+    /// `"name":` as it appears in compact JSON, which the scanner compares in place at a key
+    /// position to skip the key scan and lookup; empty when the name needs escaping.
+    pub quoted: Box<[u8]>,
+}
+
+impl Key {
+    pub fn new(name: &str, node: Option<Node>) -> Self {
+        let plain = name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+        let quoted = if plain { [&b"\""[..], name.as_bytes(), &b"\":"[..]].concat().into() } else { Box::default() };
+        Key { name: name.into(), node, quoted }
+    }
 }
 
 /// `pattern`/`format` of a string schema, evaluated by a `jsonschema` validator of just those
 /// keywords on a reused `Value::String` (no allocation once warm).
-pub struct StringCheck(Validator);
+#[derive(Clone)]
+pub struct StringCheck(Arc<Validator>);
 
 impl std::fmt::Debug for StringCheck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -205,6 +247,15 @@ fn type_bits(name: &str) -> Option<u8> {
 }
 
 impl Cx<'_> {
+    /// A `jsonschema` validator of just these string keywords.
+    fn string_check(&self, keywords: Map<String, Value>) -> Option<StringCheck> {
+        let mut o = jsonschema::options().should_validate_formats(self.opts.validate_formats).with_draft(self.draft);
+        if self.opts.lenient_datetime {
+            o = o.with_format("date-time", crate::datetime::lenient_date_time);
+        }
+        Some(StringCheck(Arc::new(o.build(&Value::Object(keywords)).ok()?)))
+    }
+
     fn node(&self, schema: &Value, root: bool) -> Option<Node> {
         let m = match schema {
             Value::Bool(true) => return Some(Node::Any),
@@ -235,8 +286,9 @@ impl Cx<'_> {
                 "minLength" => c.min_len = Some(count(v)?),
                 "maxLength" => c.max_len = Some(count(v)?),
                 "pattern" => {
-                    v.as_str()?;
+                    let p = v.as_str()?;
                     string_keywords.insert(k.clone(), v.clone());
+                    c.pattern = jsonschema_regex::to_rust_regex(p).ok().and_then(|t| Sequence::compile(&t)).map(Arc::new);
                 }
                 "format" => {
                     v.as_str()?;
@@ -258,7 +310,7 @@ impl Cx<'_> {
                 "properties" => {
                     for (name, sub) in v.as_object()? {
                         let node = self.node(sub, false)?;
-                        c.keys.push(Key { name: name.as_str().into(), node: Some(node) });
+                        c.keys.push(Key::new(name, Some(node)));
                     }
                 }
                 "required" => {}
@@ -271,7 +323,7 @@ impl Cx<'_> {
                 let i = match c.keys.iter().position(|k| &*k.name == name) {
                     Some(i) => i,
                     None => {
-                        c.keys.push(Key { name: name.into(), node: None });
+                        c.keys.push(Key::new(name, None));
                         c.keys.len() - 1
                     }
                 };
@@ -285,12 +337,12 @@ impl Cx<'_> {
             return None;
         }
         if !string_keywords.is_empty() {
-            let mut o = jsonschema::options().should_validate_formats(self.opts.validate_formats).with_draft(self.draft);
-            if self.opts.lenient_datetime {
-                o = o.with_format("date-time", crate::datetime::lenient_date_time);
+            if c.pattern.is_some() && string_keywords.contains_key("format") {
+                let mut format = string_keywords.clone();
+                format.remove("pattern");
+                c.format_check = Some(self.string_check(format)?);
             }
-            let v = o.build(&Value::Object(string_keywords)).ok()?;
-            c.string_check = Some(StringCheck(v));
+            c.string_check = Some(self.string_check(string_keywords)?);
         }
         Some(Node::Checks(Box::new(c.finish())))
     }

@@ -13,7 +13,8 @@ use serde_json::Value;
 use smallvec::SmallVec;
 
 use super::node::{self, Checks, Key, Node, OBJECT};
-use super::scan::{fast_f64, Capture, Scanner, Span};
+use super::plan::{specialise, Capture};
+use super::scan::{fast_f64, Scanner, Span};
 use crate::contract::Contract;
 use crate::error::InputError;
 use crate::native_rules::{CmpOp, Native};
@@ -38,8 +39,8 @@ enum Src {
 
 /// A contract compiled for the fast observation path.
 pub struct FastObservation {
+    /// The envelope node specialised to the captures (`super::plan`).
     envelope: Node,
-    capture: Capture,
     slots: usize,
     required: Vec<usize>,
     blacklist: Vec<usize>,
@@ -226,16 +227,18 @@ impl FastObservation {
             });
         }
         // The top-level keys the check reads are named keys of the envelope: duplicates of them
-        // are caught by a bit mask, and their captures found by the same lookup.
-        let mut keys: Vec<Key> = TOP_KEYS[..DATA].iter().map(|k| Key { name: (*k).into(), node: Some(Node::Any) }).collect();
-        keys.push(Key { name: TOP_KEYS[DATA].into(), node: Some(data_node) });
-        let envelope = Node::Checks(Box::new(Checks { types: OBJECT, keys, ..Checks::empty() }.finish()));
+        // are caught by a bit mask. Listed in the order an ActionResult usually has them (the
+        // scanner predicts the next key from it); `error_info` is usually absent or last.
+        let keys = [STATUS, MS, DATA, ERROR_INFO]
+            .map(|k| Key::new(TOP_KEYS[k], Some(if k == DATA { data_node.clone() } else { Node::Any })));
+        let envelope = Node::Checks(Box::new(Checks { types: OBJECT, keys: keys.into(), ..Checks::empty() }.finish()));
+        let envelope = specialise(&envelope, &s.capture)?;
         debug_assert!(s.paths.len() >= FIXED);
-        Some(Self { envelope, slots: s.paths.len(), capture: s.capture, required, blacklist, expected, extract, rule_src })
+        Some(Self { envelope, slots: s.paths.len(), required, blacklist, expected, extract, rule_src })
     }
 
     fn scan(&self, c: &Contract, text: &[u8], spans: &mut [Option<Span>]) -> bool {
-        Scanner::new(text, c.limits.depth(), spans).document(&self.envelope, Some(&self.capture)).is_ok()
+        Scanner::new(text, c.limits.depth(), spans).document(&self.envelope).is_ok()
     }
 
     /// Only the scan (well-formedness, limits, schema, captures) — for the stage timings.

@@ -1,5 +1,8 @@
 //! One pass over JSON text that checks well-formedness, the parser limits and a compiled
-//! [`Node`] at once, without building a tree, and records where chosen values are ([`Capture`]).
+//! [`Node`] at once, without building a tree, and records where chosen values are (the slots
+//! of a plan, `super::plan`). At a key position it first compares the bytes in place with the
+//! `"name":` of the key the schema lists next (documents usually follow one key order), which
+//! skips the key scan and the lookup; anything else takes the general path.
 //!
 //! The scanner only ever *accepts* with certainty: a document it accepts is one the bounded
 //! parser (`crate::parse`) accepts and the `jsonschema` crate calls valid. Anything else — a
@@ -16,59 +19,6 @@ use super::node::{Checks, Lit, Node, ARRAY, BOOL, EXACT, INTEGER, NULL, NUMBER, 
 pub struct Bail;
 
 type R<T> = Result<T, Bail>;
-
-/// A trie of paths to capture: object keys, or canonical array indices.
-#[derive(Debug, Default, Clone)]
-pub struct Capture {
-    pub slot: Option<usize>,
-    /// (token, the token as a canonical array index, subtree)
-    pub children: Vec<(Box<str>, Option<usize>, Capture)>,
-    /// Bit `n` set: some child token has `n` bytes (63: 63 or more) — most keys of a document
-    /// are not captured, and this rules them out without a compare.
-    lens: u64,
-    /// The largest canonical index among the children (`None`: no index).
-    max_index: Option<usize>,
-}
-
-impl Capture {
-    /// Add `path` (tokens) with `slot`.
-    pub fn insert(&mut self, path: &[String], slot: usize) {
-        match path.split_first() {
-            None => self.slot = Some(slot),
-            Some((head, rest)) => {
-                let i = match self.children.iter().position(|(k, _, _)| **k == **head) {
-                    Some(i) => i,
-                    None => {
-                        // Canonical indices only ("0", "12"), as `crate::pointer::lookup` reads them.
-                        let canonical = !head.starts_with('+') && (head.len() == 1 || !head.starts_with('0'));
-                        let index = head.parse::<usize>().ok().filter(|_| canonical);
-                        self.lens |= 1 << head.len().min(63);
-                        self.max_index = self.max_index.max(index);
-                        self.children.push((head.as_str().into(), index, Capture::default()));
-                        self.children.len() - 1
-                    }
-                };
-                self.children[i].2.insert(rest, slot);
-            }
-        }
-    }
-
-    #[inline]
-    fn child(&self, key: &[u8]) -> Option<&Capture> {
-        if self.lens & (1 << key.len().min(63)) == 0 {
-            return None;
-        }
-        self.children.iter().find(|(k, _, _)| same(k.as_bytes(), key)).map(|(_, _, c)| c)
-    }
-
-    #[inline]
-    fn index(&self, i: usize) -> Option<&Capture> {
-        if self.max_index.is_none_or(|m| i > m) {
-            return None;
-        }
-        self.children.iter().find(|(_, k, _)| *k == Some(i)).map(|(_, _, c)| c)
-    }
-}
 
 /// Where a captured value is: a byte range of the text.
 pub type Span = (u32, u32);
@@ -157,8 +107,8 @@ impl<'t, 'o> Scanner<'t, 'o> {
     }
 
     /// Check the whole text: one value (valid against `node`), then only whitespace.
-    pub fn document(&mut self, node: &Node, cap: Option<&Capture>) -> R<()> {
-        self.value(node, cap)?;
+    pub fn document(&mut self, node: &Node) -> R<()> {
+        self.value(node)?;
         self.skip_ws();
         if self.pos == self.b.len() { Ok(()) } else { Err(Bail) }
     }
@@ -185,7 +135,7 @@ impl<'t, 'o> Scanner<'t, 'o> {
         }
     }
 
-    fn value(&mut self, node: &Node, cap: Option<&Capture>) -> R<()> {
+    fn value(&mut self, node: &Node) -> R<()> {
         self.skip_ws();
         let start = self.pos;
         let checks = match node {
@@ -194,21 +144,20 @@ impl<'t, 'o> Scanner<'t, 'o> {
             Node::Checks(c) => Some(&**c),
         };
         match self.peek()? {
-            b'{' => self.object(checks, cap)?,
-            b'[' => self.array(checks, cap)?,
+            b'{' => self.object(checks)?,
+            b'[' => self.array(checks)?,
             b'"' => {
-                let (s, e, escaped) = self.string()?;
+                let (s, e, escaped, ascii) = self.string()?;
                 if let Some(c) = checks {
                     if c.types & STRING == 0 {
                         return Err(Bail);
                     }
-                    let needs = c.enum_.is_some() || c.min_len.is_some() || c.max_len.is_some() || c.string_check.is_some();
-                    if needs {
+                    if c.string_needs {
                         if escaped {
                             return Err(Bail);
                         }
                         // Valid UTF-8: `string` has checked any non-ASCII content.
-                        string_checks(c, std::str::from_utf8(&self.b[s..e]).map_err(|_| Bail)?)?;
+                        string_checks(c, &self.b[s..e], ascii)?;
                     }
                 }
             }
@@ -227,21 +176,37 @@ impl<'t, 'o> Scanner<'t, 'o> {
             b'-' | b'0'..=b'9' => {
                 let n = self.number()?;
                 if let Some(c) = checks {
-                    number_checks(c, n, self.b)?;
+                    if c.number_needs {
+                        number_checks(c, n, self.b)?;
+                    }
                 }
             }
             _ => return Err(Bail),
         }
-        if let Some(slot) = cap.and_then(|c| c.slot) {
+        if let Some(slot) = checks.and_then(|c| c.slot) {
             self.spans[slot] = Some((start as u32, self.pos as u32));
         }
         Ok(())
     }
 
-    /// A string; returns the content range and whether it has escapes. Non-ASCII content is
-    /// validated as UTF-8 here.
+    /// The key at `pos` when it is `"name":` of key `hint` or the one after it (compared in
+    /// place; the name needs no escape, so the bytes are the whole key).
     #[inline]
-    fn string(&mut self) -> R<(usize, usize, bool)> {
+    fn predicted(&mut self, c: &Checks, hint: usize) -> Option<usize> {
+        for i in hint..(hint + 2).min(c.keys.len()) {
+            let q = &c.keys[i].quoted;
+            if !q.is_empty() && prefix_at(self.b, self.pos, q) {
+                self.pos += q.len();
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// A string; returns the content range, whether it has escapes and whether it is all ASCII.
+    /// Non-ASCII content is validated as UTF-8 here.
+    #[inline]
+    fn string(&mut self) -> R<(usize, usize, bool, bool)> {
         self.pos += 1;
         let s = self.pos;
         let mut escaped = false;
@@ -262,10 +227,11 @@ impl<'t, 'o> Scanner<'t, 'o> {
                 b'"' => {
                     let e = self.pos;
                     self.pos += 1;
-                    if high & HI != 0 && std::str::from_utf8(&b[s..e]).is_err() {
+                    let ascii = high & HI == 0;
+                    if !ascii && std::str::from_utf8(&b[s..e]).is_err() {
                         return Err(Bail);
                     }
-                    return Ok((s, e, escaped));
+                    return Ok((s, e, escaped, ascii));
                 }
                 b'\\' => {
                     escaped = true;
@@ -390,7 +356,7 @@ impl<'t, 'o> Scanner<'t, 'o> {
         if self.depth > self.max_depth { Err(Bail) } else { Ok(()) }
     }
 
-    fn object(&mut self, checks: Option<&Checks>, cap: Option<&Capture>) -> R<()> {
+    fn object(&mut self, checks: Option<&Checks>) -> R<()> {
         if checks.is_some_and(|c| c.types & OBJECT == 0) {
             return Err(Bail);
         }
@@ -400,6 +366,8 @@ impl<'t, 'o> Scanner<'t, 'o> {
         // Keys no schema names, to reject duplicates (ranges into the text; no escapes).
         let mut others: smallvec::SmallVec<[(u32, u32); 8]> = smallvec::SmallVec::new();
         let mut n = 0u64;
+        // The named key expected next (the one after the last named key met).
+        let mut hint = 0usize;
         self.skip_ws();
         if self.peek()? == b'}' {
             self.pos += 1;
@@ -409,35 +377,41 @@ impl<'t, 'o> Scanner<'t, 'o> {
                 if self.peek()? != b'"' {
                     return Err(Bail);
                 }
-                let (s, e, escaped) = self.string()?;
-                if escaped {
-                    return Err(Bail);
-                }
-                let key = &self.b[s..e];
-                self.skip_ws();
-                self.eat(b":")?;
+                let known = match checks.and_then(|c| self.predicted(c, hint)) {
+                    Some(i) => Some(i),
+                    None => {
+                        let (s, e, escaped, _) = self.string()?;
+                        if escaped {
+                            return Err(Bail);
+                        }
+                        self.skip_ws();
+                        if self.peek()? != b':' {
+                            return Err(Bail);
+                        }
+                        self.pos += 1;
+                        let key = &self.b[s..e];
+                        let known = checks.and_then(|c| c.key(key));
+                        if known.is_none() {
+                            let b = self.b;
+                            if others.iter().any(|&(a, z)| same(&b[a as usize..z as usize], key)) {
+                                return Err(Bail);
+                            }
+                            others.push((s as u32, e as u32));
+                        }
+                        known
+                    }
+                };
                 n += 1;
-                let sub_cap = cap.filter(|c| !c.children.is_empty()).and_then(|c| c.child(key));
-                let known = checks.and_then(|c| c.key(key));
-                match known {
-                    Some(i) => {
+                match (known, checks) {
+                    (Some(i), Some(c)) => {
                         if seen & (1 << i) != 0 {
                             return Err(Bail);
                         }
                         seen |= 1 << i;
-                        let c = checks.expect("known key");
-                        let node = c.keys[i].node.as_ref().unwrap_or(&c.additional);
-                        self.value(node, sub_cap)?;
+                        hint = i + 1;
+                        self.value(c.keys[i].node.as_ref().unwrap_or(&c.additional))?;
                     }
-                    None => {
-                        let b = self.b;
-                        if others.iter().any(|&(a, z)| same(&b[a as usize..z as usize], &b[s..e])) {
-                            return Err(Bail);
-                        }
-                        others.push((s as u32, e as u32));
-                        let node = checks.map_or(&Node::Any, |c| &c.additional);
-                        self.value(node, sub_cap)?;
-                    }
+                    _ => self.value(checks.map_or(&Node::Any, |c| &c.additional))?,
                 }
                 self.skip_ws();
                 match self.peek()? {
@@ -463,21 +437,25 @@ impl<'t, 'o> Scanner<'t, 'o> {
         Ok(())
     }
 
-    fn array(&mut self, checks: Option<&Checks>, cap: Option<&Capture>) -> R<()> {
+    fn array(&mut self, checks: Option<&Checks>) -> R<()> {
         if checks.is_some_and(|c| c.types & ARRAY == 0) {
             return Err(Bail);
         }
         self.enter()?;
         self.pos += 1;
         let item = checks.map_or(&Node::Any, |c| &c.items);
+        let indexed = checks.map_or(&[][..], |c| &c.indexed[..]);
         let mut n = 0u64;
         self.skip_ws();
         if self.peek()? == b']' {
             self.pos += 1;
         } else {
             loop {
-                let sub_cap = cap.filter(|c| !c.children.is_empty()).and_then(|c| c.index(n as usize));
-                self.value(item, sub_cap)?;
+                let node = match indexed {
+                    [] => item,
+                    xs => xs.iter().find(|(i, _)| *i as u64 == n).map_or(item, |(_, node)| node),
+                };
+                self.value(node)?;
                 n += 1;
                 self.skip_ws();
                 match self.peek()? {
@@ -500,6 +478,24 @@ impl<'t, 'o> Scanner<'t, 'o> {
     }
 }
 
+/// Whether `b[pos..]` starts with `q` (eight bytes at a time; `q` is a short key).
+#[inline]
+fn prefix_at(b: &[u8], pos: usize, q: &[u8]) -> bool {
+    let Some(w) = b.get(pos..pos + q.len()) else { return false };
+    if q.len() < 8 {
+        return w.iter().zip(q).all(|(x, y)| x == y);
+    }
+    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let mut i = 0;
+    while i + 8 <= q.len() {
+        if word(w, i) != word(q, i) {
+            return false;
+        }
+        i += 8;
+    }
+    i == q.len() || word(w, q.len() - 8) == word(q, q.len() - 8)
+}
+
 fn scalar(checks: Option<&Checks>, bit: u8, lit: &Lit) -> R<()> {
     let Some(c) = checks else { return Ok(()) };
     if c.types & bit == 0 {
@@ -511,20 +507,30 @@ fn scalar(checks: Option<&Checks>, bit: u8, lit: &Lit) -> R<()> {
     }
 }
 
-fn string_checks(c: &Checks, s: &str) -> R<()> {
+/// The string keywords on the content bytes of an unescaped string (valid UTF-8; `ascii`: no
+/// byte above 0x7f).
+fn string_checks(c: &Checks, b: &[u8], ascii: bool) -> R<()> {
     if let Some(items) = &c.enum_ {
-        if !items.iter().any(|l| matches!(l, Lit::Str(x) if same(x.as_bytes(), s.as_bytes()))) {
+        if !items.iter().any(|l| matches!(l, Lit::Str(x) if same(x.as_bytes(), b))) {
             return Err(Bail);
         }
     }
+    let text = || std::str::from_utf8(b).map_err(|_| Bail);
     if c.min_len.is_some() || c.max_len.is_some() {
-        let n = s.chars().count() as u64;
+        let n = if ascii { b.len() as u64 } else { text()?.chars().count() as u64 };
         if c.min_len.is_some_and(|m| n < m) || c.max_len.is_some_and(|m| n > m) {
             return Err(Bail);
         }
     }
-    match &c.string_check {
-        Some(sc) if !sc.is_valid(s) => Err(Bail),
+    // The pattern on the bytes when the sequence matcher decides (the same matcher the
+    // `jsonschema` crate runs for it), then `format` alone; else both through `jsonschema`.
+    let rest = match c.pattern.as_ref().and_then(|seq| seq.is_match(b)) {
+        Some(false) => return Err(Bail),
+        Some(true) => &c.format_check,
+        None => &c.string_check,
+    };
+    match rest {
+        Some(sc) if !sc.is_valid(text()?) => Err(Bail),
         _ => Ok(()),
     }
 }
