@@ -21,6 +21,7 @@ import json
 import random
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from re import _constants as sre_c  # pyright: ignore[reportAttributeAccessIssue]
 from re import _parser as sre_parse  # pyright: ignore[reportAttributeAccessIssue]
@@ -262,11 +263,22 @@ def contract_domain(
     **kw: Any,
 ) -> Domain:
     """A domain from contracts and examples (``kw``: :class:`Domain` fields such as
-    ``mock_handlers``, ``mock_data``, ``eval_sets``; ``lexicon`` default :func:`contract_lexicon`)."""
+    ``mock_handlers``, ``mock_data``, ``eval_sets``; ``lexicon`` default :func:`contract_lexicon`).
+    The capitalized words of ``value_words`` never start an English name (``Wi-Fi`` is no person)."""
+    lex = lexicon or contract_lexicon(tools, examples)
+    caps = {
+        w
+        for by in (value_words or {}).values()
+        for ws in by.values()
+        for s in ws
+        for w in _CAP_WORD.findall(s)
+    }
+    if caps - lex.name_stop_en:
+        lex = replace(lex, name_stop_en=lex.name_stop_en | caps)
     return Domain(
         name=name,
         tools=list(tools),
-        lexicon=lexicon or contract_lexicon(tools, examples),
+        lexicon=lex,
         examples=tuple(examples),
         value_words=dict(value_words or {}),
         **kw,

@@ -300,3 +300,15 @@ def test_no_derived_phrasing_is_always_dropped() -> None:
                 if not ok:
                     dead.append((spec.name, lang, text))
     assert dead == []
+
+
+def test_value_words_never_start_a_name() -> None:
+    """``Wi-Fi`` (a surface of ``system=wifi``) was read as the names ``Wi`` and ``Fi``."""
+    from thought_model.entities import perceive
+
+    lex = load_domain(HELPDESK).lexicon
+    assert {"Wi", "Fi", "Outlook"} <= lex.name_stop_en
+    assert perceive("E732699 is locked out of Wi-Fi, reset the password", lexicon=lex).slots == {
+        "<EMPLOYEE1>": "E732699"
+    }
+    assert perceive("reset the Wi-Fi password for Grace Kim", lexicon=lex).slots == {"<NAME1>": "Grace Kim"}
