@@ -254,7 +254,8 @@ class ToolExecutor:
         )
         t0 = time.perf_counter()
         try:
-            res = await asyncio.wait_for(reg.transport(reg.spec, args, cc), timeout + 0.05)
+            async with asyncio.timeout(timeout + 0.05):  # no task per call, unlike wait_for
+                res = await reg.transport(reg.spec, args, cc)
         except TimeoutError:
             res = ActionResult(
                 tool=reg.spec.name,

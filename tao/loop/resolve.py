@@ -55,9 +55,19 @@ def is_time_symbol(value: Any) -> bool:
 
 def arg_schemas(tools: ToolsLike) -> dict[str, dict]:
     """Tool name -> arguments JSON Schema, from ToolSpecs (a list or a name map) or schemas."""
-    if isinstance(tools, Mapping):
-        return {k: (v.args_schema if isinstance(v, ToolSpec) else dict(v)) for k, v in tools.items()}
+    if isinstance(tools, Mapping):  # schemas are read, never changed: no copy of each one
+        return {k: (v.args_schema if isinstance(v, ToolSpec) else v) for k, v in tools.items()}
     return {t.name: t.args_schema for t in tools}
+
+
+def _has_symbol(v: Any) -> bool:
+    if isinstance(v, str):
+        return is_time_symbol(v)
+    if isinstance(v, dict):
+        return any(_has_symbol(x) for x in v.values())
+    if isinstance(v, list):
+        return any(_has_symbol(x) for x in v)
+    return False
 
 
 def fill_defaults(
@@ -108,16 +118,28 @@ def resolve_plan(
     steps = []
     for s in plan.steps:
         args = fill_defaults(schemas.get(s.tool, {}), s.arguments, defaults)
+        if len(args) == len(s.arguments) and not _has_symbol(args):
+            steps.append(s)  # nothing filled, nothing to resolve: the step as it is
+            continue
         frm = dict(s.resolved_from or {})
         frm.update({k: v for k, v in args.items() if is_time_symbol(v)})
         steps.append(s.model_copy(update={"arguments": args, "resolved_from": frm or None}))
-    expanded = expand_multi_day_steps(plan.model_copy(update={"steps": steps}), schemas, now.date())
+    same = all(a is b for a, b in zip(steps, plan.steps, strict=True))
+    expanded = expand_multi_day_steps(
+        plan if same else plan.model_copy(update={"steps": steps}), schemas, now.date()
+    )
     out = []
     for i, s in enumerate(expanded.steps):
+        if not _has_symbol(s.arguments):
+            out.append(s)
+            continue
         args = {
             k: _resolve_value(v, session, now, f"/steps/{i}/arguments/{k}") for k, v in s.arguments.items()
         }
         out.append(s.model_copy(update={"arguments": args}))
+    if all(a is b for a, b in zip(out, expanded.steps, strict=True)):
+        # nothing changed: still a copy, as before (callers may update it); steps are shared
+        return expanded.model_copy() if expanded is plan else expanded
     return expanded.model_copy(update={"steps": out})
 
 

@@ -39,6 +39,12 @@ from tao.observe.observer import Observer
 from tao.trace.trajectory import Trajectory, mark_error
 
 
+def _chain(seq: list[str], by_id: dict[str, PlanStep]) -> bool:
+    """The steps in ``seq`` order form a chain: every step after the first depends on the one
+    just before it (a single step is a chain)."""
+    return all(seq[i - 1] in by_id[seq[i]].dependencies for i in range(1, len(seq)))
+
+
 class StepRunner:
     def __init__(
         self,
@@ -67,18 +73,40 @@ class StepRunner:
         self.records: dict[str, StepRecord] = {}
         self.calls = 0
         self.sem = asyncio.Semaphore(max(1, config.max_concurrency))
-        self.rng = random.Random()
+        self._rng: random.Random | None = None
+
+    @property
+    def rng(self) -> random.Random:
+        """The retry-jitter generator, made (and seeded from the OS) on the first retry only."""
+        if self._rng is None:
+            self._rng = random.Random()
+        return self._rng
 
     async def run_plan(self, plan: ThoughtPlan, order: list[str]) -> list[StepRecord]:
         done = {s.step_id: asyncio.Event() for s in plan.steps}
         for s in plan.steps:
             self.records[s.step_id] = StepRecord(s.step_id, s.tool)
         by_id = {s.step_id: s for s in plan.steps}
-        tasks = [asyncio.create_task(self._guarded(by_id[sid], done)) for sid in (order or list(by_id))]
-        _, pending = await asyncio.wait(tasks, timeout=max(0.0, self.deadline - time.monotonic()))
-        for t in pending:
-            t.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        seq = order or list(by_id)
+        left = max(0.0, self.deadline - time.monotonic())
+        if left <= 0:
+            pass  # no time left: nothing starts, every step is marked below
+        elif _chain(seq, by_id):
+            # each step waits for the one before it: nothing can overlap, so the steps run in this
+            # task, one after another, under the same deadline (no task per step); a step cut by
+            # the deadline is cancelled as its task would be, the rest stay pending
+            try:
+                async with asyncio.timeout(left):
+                    for sid in seq:
+                        await self._guarded(by_id[sid], done)
+            except TimeoutError:
+                pass
+        else:
+            tasks = [asyncio.create_task(self._guarded(by_id[sid], done)) for sid in seq]
+            _, pending = await asyncio.wait(tasks, timeout=left)
+            for t in pending:
+                t.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
         for rec in self.records.values():
             if rec.status is StepStatus.PENDING:
                 self._fail(
@@ -151,7 +179,8 @@ class StepRunner:
         )
         with tr.tool_span(tool, step_id, spec.description if spec else "") as span:
             headers = dict(self.headers)
-            inject(headers)  # W3C traceparent of this execute_tool span (no-op without a real tracer)
+            if tr.tracing:  # W3C traceparent of this execute_tool span (nothing to send without one)
+                inject(headers)
             ctx = ExecContext(
                 thought_id=tr.thought_id,
                 step_id=step_id,

@@ -119,6 +119,9 @@ class Trajectory:
         self.trace_id, self.thought_id, self.session_id = trace_id, thought_id, session_id
         self.sinks = list(sinks or [])
         self.tracer = tracer or trace.get_tracer("tao.loop")
+        # no SDK provider behind the tracer: every span would be a non-recording no-op, so the
+        # span helpers skip the OpenTelemetry calls (attributes, context attach) altogether
+        self.tracing = not _noop_tracer(self.tracer)
         self._events: list[TrajectoryEvent] = []
         self._pending: list[
             tuple[str | None, int, datetime, EventKind, str | None, str | None, float | None, bytes]
@@ -177,7 +180,8 @@ class Trajectory:
             self._seq += 1
             if not self.sinks:
                 self._pending.append(rec)
-        self.log.debug("%s %s %s", kind.value, step_id or "", tool or "")
+        if log.isEnabledFor(logging.DEBUG):
+            self.log.debug("%s %s %s", kind.value, step_id or "", tool or "")
         if not self.sinks:
             return None
         ev = self._build(*rec)
@@ -227,22 +231,33 @@ class Trajectory:
         attrs.update({k: v for k, v in extra.items() if v is not None})
         return attrs
 
+    def agent_span(self) -> contextlib.AbstractContextManager[Span]:
+        return self._agent_span() if self.tracing else _NOOP_SPAN
+
+    def chat_span(self, model: str) -> contextlib.AbstractContextManager[Span]:
+        return self._chat_span(model) if self.tracing else _NOOP_SPAN
+
+    def tool_span(
+        self, tool: str, step_id: str, description: str = ""
+    ) -> contextlib.AbstractContextManager[Span]:
+        return self._tool_span(tool, step_id, description) if self.tracing else _NOOP_SPAN
+
     @contextlib.contextmanager
-    def agent_span(self) -> Iterator[Span]:
+    def _agent_span(self) -> Iterator[Span]:
         with self.tracer.start_as_current_span(
             f"invoke_agent {AGENT_NAME}", attributes=self._attrs("invoke_agent")
         ) as span:
             yield span
 
     @contextlib.contextmanager
-    def chat_span(self, model: str) -> Iterator[Span]:
+    def _chat_span(self, model: str) -> Iterator[Span]:
         with self.tracer.start_as_current_span(
             f"chat {model}", attributes=self._attrs("chat", **{"gen_ai.request.model": model})
         ) as span:
             yield span
 
     @contextlib.contextmanager
-    def tool_span(self, tool: str, step_id: str, description: str = "") -> Iterator[Span]:
+    def _tool_span(self, tool: str, step_id: str, description: str = "") -> Iterator[Span]:
         attrs = self._attrs(
             "execute_tool",
             **{
@@ -257,8 +272,35 @@ class Trajectory:
             yield span
 
 
+class _NoopSpanContext:
+    """``with`` on it yields the invalid (non-recording) span and touches no context: what a no-op
+    tracer's span amounts to, at the cost of one attribute lookup. Stateless, so shared."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> Span:
+        return trace.INVALID_SPAN
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NOOP_SPAN = _NoopSpanContext()
+
+
+def _noop_tracer(tracer: Tracer) -> bool:
+    """The tracer records nothing: OpenTelemetry's no-op tracer, or the global proxy tracer while
+    no SDK provider is installed (checked per trajectory, so a provider set later is used)."""
+    if isinstance(tracer, trace.NoOpTracer):
+        return True
+    provider = trace.get_tracer_provider()
+    return isinstance(tracer, trace.ProxyTracer) and isinstance(
+        provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider
+    )
+
+
 def mark_error(span: Span, error_type: str | None) -> None:
-    if error_type:
+    if error_type and span.is_recording():
         span.set_attribute("error.type", error_type)
         span.set_status(Status(StatusCode.ERROR, error_type))
 
