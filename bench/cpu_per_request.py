@@ -9,6 +9,12 @@ the user+system CPU time of each process from ``/proc``: CPU ms per request of t
 of the mock), wall QPS, and the outcomes (every request must be a ``success``). A closed loop at
 a fixed concurrency keeps the server below overload, so the figure is the cost of the request
 path itself, not of queueing.
+
+``--shed``: the cost of a request that admission control refuses. The server runs with
+``--max-inflight-runs 1`` and one holder keeps that slot busy (back-to-back replays whose tool
+calls the mock delays 2.5 s, ``X-Mock-Fault: slow``), so the measured requests are answered 503
+``overloaded``; the CPU per request is then that of a shed request (the holder's few runs are
+included, a handful in the window).
 """
 
 from __future__ import annotations
@@ -51,11 +57,23 @@ BODY = orjson.dumps(
 )
 
 
-async def _drive(url: str, n: int, concurrency: int) -> Counter:
+async def _hold(session: aiohttp.ClientSession, url: str, stop: asyncio.Event) -> None:
+    """Keeps one run in flight (its tool calls delayed by the mock) until ``stop``."""
+    while not stop.is_set():
+        headers = {"content-type": "application/json", "x-mock-fault": "slow"}
+        async with session.post(url + "/v1/run", data=BODY, headers=headers) as r:
+            await r.read()
+
+
+async def _drive(url: str, n: int, concurrency: int, hold: bool = False) -> Counter:
     out: Counter = Counter()
-    conn = aiohttp.TCPConnector(limit=concurrency)
+    conn = aiohttp.TCPConnector(limit=concurrency + 1)
     async with aiohttp.ClientSession(connector=conn) as session:
         left = iter(range(n))
+        stop = asyncio.Event()
+        holder = asyncio.create_task(_hold(session, url, stop)) if hold else None
+        if holder is not None:
+            await asyncio.sleep(0.5)  # the holder has its slot
 
         async def worker() -> None:
             for _ in left:
@@ -67,13 +85,20 @@ async def _drive(url: str, n: int, concurrency: int) -> Counter:
                     out[str(status)] += 1
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
+        if holder is not None:
+            stop.set()
+            holder.cancel()
+            await asyncio.gather(holder, return_exceptions=True)
     return out
 
 
-def measure(requests: int, concurrency: int, serve_args: list[str], warmup: int = 200) -> dict:
-    with Service(
-        "mock-tools", ["-m", "tao.mock_service", "--port", "{port}", "--today", "2026-11-15"]
-    ) as mock:
+def measure(
+    requests: int, concurrency: int, serve_args: list[str], warmup: int = 200, shed: bool = False
+) -> dict:
+    mock_args = ["-m", "tao.mock_service", "--port", "{port}", "--today", "2026-11-15", "--slow-s", "2.5"]
+    if shed:
+        serve_args = [*serve_args, "--max-inflight-runs", "1", "--test-fault-headers"]
+    with Service("mock-tools", mock_args) as mock:
         serve = Service(
             "tao-serve",
             ["-m", "tao", "serve", "--port", "{port}", "--no-model", "--log-level", "warning", *serve_args],
@@ -81,15 +106,16 @@ def measure(requests: int, concurrency: int, serve_args: list[str], warmup: int 
             ready_timeout_s=120.0,
         )
         with serve:
-            warm = asyncio.run(_drive(serve.base_url, warmup, concurrency))
+            warm = asyncio.run(_drive(serve.base_url, warmup, 1 if shed else concurrency))
             if warm.get("success", 0) != warmup:
                 raise RuntimeError(f"warm-up runs did not all succeed: {dict(warm)}\n{serve.log_tail()}")
             s0, m0, t0 = serve.cpu_seconds(), mock.cpu_seconds(), time.perf_counter()
-            outcomes = asyncio.run(_drive(serve.base_url, requests, concurrency))
+            outcomes = asyncio.run(_drive(serve.base_url, requests, concurrency, hold=shed))
             wall = time.perf_counter() - t0
             s1, m1 = serve.cpu_seconds(), mock.cpu_seconds()
     assert s0 is not None and s1 is not None and m0 is not None and m1 is not None
     return {
+        "mode": "shed" if shed else "run",
         "requests": requests,
         "concurrency": concurrency,
         "outcomes": dict(outcomes),
@@ -105,9 +131,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--requests", type=int, default=1500)
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--serve-arg", action="append", default=[], help="extra `tao serve` argument")
+    ap.add_argument("--shed", action="store_true", help="CPU per request refused by admission control")
     a = ap.parse_args(argv)
-    res = measure(a.requests, a.concurrency, a.serve_arg)
+    res = measure(a.requests, a.concurrency, a.serve_arg, shed=a.shed)
     sys.stdout.write(orjson.dumps(res, option=orjson.OPT_INDENT_2).decode() + "\n")
+    if a.shed:  # nearly every request shed (a few may land while the holder re-sends)
+        return 0 if res["outcomes"].get("http_503", 0) >= 0.9 * a.requests else 1
     return 0 if res["outcomes"].get("success") == a.requests else 1
 
 

@@ -10,10 +10,20 @@ gate's ``limit``/``in_flight``. A shed request costs a few microseconds and neve
 route, so a replica offered twice its capacity keeps answering at its capacity instead of
 queueing everything past its deadline.
 
-The middleware is plain ASGI, installed *inside* the core middleware (``tao.server.routes_core``:
-request ids, auth, body limit, timeout), so a shed request still has its trace id, is counted in
-the request metrics, and an unauthenticated caller never takes a slot. A slot is released in
-``finally``: a client that disconnects, a request that times out or raises gives its slot back.
+Two plain ASGI layers share the gates:
+
+* :class:`ShedFront`, the outermost layer of the app (in front of the error handler and the core
+  middleware): while a gate cannot take another request (full, and no room or no wait in its
+  queue) a ``POST`` to its path is answered right there, from the counter: no routing, no body
+  read, no auth, no logging, no per-request task, only the typed 503 body (with a fresh trace id,
+  or the one of the request's ``traceparent``; ``X-Request-ID`` echoed), ``Retry-After``, and the
+  ``tao_admission_shed_total`` / ``tao_http_requests_total`` counters. While the gate is full any
+  caller is refused this way, an unauthenticated one included (it takes no slot either way).
+* :class:`AdmissionMiddleware`, *inside* the core middleware (``tao.server.routes_core``: request
+  ids, auth, body limit, timeout), takes the slot (or waits in the queue, or sheds the request
+  that found the gate full between the two layers), so an unauthenticated caller never takes a
+  slot. A slot is released in ``finally``: a client that disconnects, a request that times out
+  or raises gives its slot back.
 
 Bounds: ``ServerConfig.max_inflight_runs`` / ``max_inflight_plans`` (``--max-inflight-runs``,
 ``--max-inflight-plans``, ``TAO_MAX_INFLIGHT_RUNS``, ``TAO_MAX_INFLIGHT_PLANS``; 0 = unbounded).
@@ -23,7 +33,9 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 import time
+import uuid
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -32,7 +44,7 @@ import orjson
 from prometheus_client import Counter, Gauge
 from starlette.middleware import Middleware
 
-from tao.server.metrics import REGISTRY
+from tao.server.metrics import REGISTRY, REQUEST_LATENCY, REQUESTS
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -92,6 +104,13 @@ class Gate:
 
     def _full(self) -> bool:
         return 0 < self.config.limit <= self.in_flight
+
+    def refuses(self) -> bool:
+        """:meth:`acquire` would raise :class:`Overloaded` at once (no slot, no queue room)."""
+        if not self._full() and not self._waiters:
+            return False
+        cfg = self.config
+        return len(self._waiters) >= cfg.max_queue or cfg.queue_wait_s <= 0
 
     async def acquire(self) -> None:
         if not self._full() and not self._waiters:
@@ -159,8 +178,62 @@ class AdmissionMiddleware:
             gate.release(time.perf_counter() - t0)
 
 
+_TRACEPARENT = re.compile(rb"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$")
+
+
+class ShedFront:
+    """Outermost ASGI layer: a ``POST`` to a gated path whose gate :meth:`Gate.refuses` is answered
+    503 before anything else of the app runs (module docstring)."""
+
+    def __init__(self, app: Any, gates: dict[str, Gate]) -> None:
+        self.app, self.gates = app, gates
+        self._counters: dict[str, tuple[Any, Any, Any]] = {}
+
+    def _metrics(self, path: str) -> tuple[Any, Any, Any]:
+        got = self._counters.get(path)
+        if got is None:  # the labelled children, looked up once per gated path
+            got = self._counters[path] = (
+                SHED.labels(endpoint=path),
+                REQUESTS.labels(endpoint=path, method="POST", status="503"),
+                REQUEST_LATENCY.labels(endpoint=path),
+            )
+        return got
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and scope.get("method") == "POST":
+            gate = self.gates.get(scope.get("path", ""))
+            if gate is not None and gate.refuses():
+                return await self._shed(scope, send, gate)
+        return await self.app(scope, receive, send)
+
+    async def _shed(self, scope, send, gate: Gate) -> None:
+        t0 = time.perf_counter()
+        request_id = trace_id = None
+        for k, v in scope.get("headers", ()):
+            lk = k.lower()
+            if lk == b"x-request-id":
+                request_id = v
+            elif lk == b"traceparent":
+                m = _TRACEPARENT.match(v)
+                trace_id = m.group(1).decode() if m else None
+        trace_id = trace_id or uuid.uuid4().hex
+        exc = Overloaded(gate.retry_after_s(), gate.config.limit, gate.in_flight)
+        extra = [
+            (b"x-request-id", request_id or uuid.uuid4().hex.encode()),
+            (b"x-trace-id", trace_id.encode()),
+        ]
+        await _send_overloaded(send, exc, trace_id, extra)
+        shed, requests, latency = self._metrics(scope["path"])
+        shed.inc()
+        requests.inc()
+        latency.observe(time.perf_counter() - t0)
+
+
 async def _reply_overloaded(scope, send, exc: Overloaded) -> None:
-    trace_id = (scope.get("state") or {}).get("trace_id")
+    await _send_overloaded(send, exc, (scope.get("state") or {}).get("trace_id"), [])
+
+
+async def _send_overloaded(send, exc: Overloaded, trace_id: str | None, extra: list) -> None:
     err = {
         "message": f"{exc}; retry in {exc.retry_after_s:.3f}s",
         "type": "overloaded",
@@ -175,6 +248,7 @@ async def _reply_overloaded(scope, send, exc: Overloaded) -> None:
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
         (b"retry-after", retry_after_header(exc.retry_after_s).encode()),
+        *extra,
     ]
     await send({"type": "http.response.start", "status": 503, "headers": headers})
     await send({"type": "http.response.body", "body": body})
@@ -193,3 +267,9 @@ def register(app: FastAPI, config: ServerConfig) -> None:
     gates = gates_for(config)
     app.state.admission = gates
     app.user_middleware.append(Middleware(AdmissionMiddleware, gates=gates))
+    build = app.build_middleware_stack
+
+    def build_with_front() -> Any:  # ShedFront outermost, in front of Starlette's error handler
+        return ShedFront(build(), gates)
+
+    app.build_middleware_stack = build_with_front  # type: ignore[method-assign]

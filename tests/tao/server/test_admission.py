@@ -149,3 +149,42 @@ def test_bounds_from_flags_and_environment(monkeypatch) -> None:
     assert (cfg.max_inflight_runs, cfg.max_inflight_plans, cfg.admission_queue_wait_s) == (7, 32, 0.25)
     cfg = ServerConfig.from_env(max_inflight_runs=args.max_inflight_runs)  # the flag wins
     assert cfg.max_inflight_runs == 3
+
+
+def test_a_full_gate_sheds_in_front_of_the_app(bounded, monkeypatch) -> None:
+    """While the gate is full a run is refused by ``ShedFront``, before the core middleware, the
+    router and the body: the route never runs (its body is not even valid JSON here), the reply
+    is the typed 503 with the request's own X-Request-ID, the traceparent's trace id and
+    Retry-After, and the shed and request counters count it."""
+    gate = bounded.app.state.admission["/v1/run"]
+    monkeypatch.setattr(gate, "in_flight", gate.config.limit)  # every slot taken
+    tp = "00-" + "ab" * 16 + "-" + "cd" * 8 + "-01"
+    with httpx.Client(base_url=bounded.url, timeout=30) as c:
+        before = c.get("/metrics").text
+        r = c.post(
+            "/v1/run",
+            content=b"{not json",
+            headers={"content-type": "application/json", "x-request-id": "rid-1", "traceparent": tp},
+        )
+        assert r.status_code == 503, r.text
+        assert r.headers["retry-after"] == "1" and r.headers["x-request-id"] == "rid-1"
+        body = r.json()
+        assert body["trace_id"] == "ab" * 16 == r.headers["x-trace-id"]
+        assert body["error"]["type"] == "overloaded" and body["error"]["in_flight"] == 4
+        r2 = c.post("/v1/run", content=b"{}", headers={"content-type": "text/plain"})  # no 415 first
+        assert r2.status_code == 503 and len(r2.json()["trace_id"]) == 32
+        assert r2.headers["x-trace-id"] == r2.json()["trace_id"] and r2.headers["x-request-id"]
+        after = c.get("/metrics").text
+        monkeypatch.setattr(gate, "in_flight", 0)
+        assert (
+            c.post("/v1/run", content=b"{not json", headers={"content-type": "application/json"}).status_code
+            == 400
+        )
+
+    def count(text: str, line: str) -> float:
+        return next((float(x.rsplit(" ", 1)[1]) for x in text.splitlines() if x.startswith(line)), 0.0)
+
+    shed = 'tao_admission_shed_total{endpoint="/v1/run"}'
+    reqs = 'tao_http_requests_total{endpoint="/v1/run",method="POST",status="503"}'
+    assert count(after, shed) - count(before, shed) == 2
+    assert count(after, reqs) - count(before, reqs) == 2
