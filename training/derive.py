@@ -21,7 +21,9 @@ the :class:`~tao.contracts.domain.Phrasing` the generator (:mod:`training.genera
 * **insufficient context** by dropping a required argument's slot from a phrasing (and by ``<ME>``
   phrasings when the session knows no user, as everywhere).
 * **expansion** of the examples: a two-clause example also in the other clause order
-  (:func:`swapped_template`); an optional enum argument with a ``default`` (``priority``) appended
+  (:func:`swapped_template`); an example naming an id of the session user's kind also as the
+  requester's own request (:func:`me_templates`: ``给{employee}`` -> ``给我``, ``for {employee}`` ->
+  ``for me``); an optional enum argument with a ``default`` (``priority``) appended
   to every phrasing that does not write it (:func:`optional_enum_templates`: ``..., high priority``);
   the generator adds paraphrases, politeness, fillers, typos, traditional characters and
   connectors, and never adds an enum value's word (:attr:`Phrasing.reserved_words`).
@@ -565,6 +567,33 @@ def optional_enum_templates(
     return out
 
 
+_ME_SUBS = {
+    "zh": [("给{}", "给我"), ("帮{}", "帮我"), ("为{}", "为我"), ("员工{}的", "我的"), ("{}的", "我的")],
+    "en": [("for {}", "for me"), ("{}'s", "my")],
+}
+"""How a request names its requester where an example names an id of the session user's kind."""
+
+
+def me_templates(t: _Template, kinds: _Kinds, me_slot: str | None) -> list[_Template]:
+    """A one-step phrasing that names an id of the session user's kind (``给{employee}重置…``,
+    ``reset … for {employee}``) also as the requester's own request (``给我重置…``, ``… for me``):
+    the argument becomes ``<ME>``."""
+    if me_slot is None or len(t.steps) != 1:
+        return []
+    tool, args, deps = t.steps[0]
+    for arg, v in args.items():
+        if not (isinstance(v, str) and v.startswith("{") and t.text.count(v) == 1):
+            continue
+        k = kinds.kinds.get(v[1:-1].rstrip("0123456789"))
+        if k is None or k.source != "id" or k.slot != me_slot:
+            continue
+        for pat, rep in _ME_SUBS[t.lang]:
+            if pat.format(v) in t.text:
+                text = t.text.replace(pat.format(v), rep, 1)
+                return [_Template(t.lang, text, ((tool, {**args, arg: ME}, deps),))]
+    return []
+
+
 def _leaves(obj: Any, key: str = "") -> list[tuple[str, Any]]:
     if isinstance(obj, dict):
         return [x for k, v in obj.items() for x in _leaves(v, str(k))]
@@ -668,6 +697,7 @@ def derive_phrasing(domain: Domain, seed: int = 0) -> Phrasing:
     sample_values(domain, kinds)
     _couple_text(templates, kinds)
     templates += [w for t in templates if (w := swapped_template(t, kinds)) is not None]
+    templates += [m for t in templates for m in me_templates(t, kinds, domain.lexicon.me_kind)]
     for t, ex in zip(list(templates), domain.examples, strict=False):
         for (tool, args), (_, targs, _) in zip(ex.steps, t.steps, strict=True):
             for a, v in args.items():
@@ -780,6 +810,7 @@ __all__ = [
     "check_sample_outputs",
     "derive_phrasing",
     "example_template",
+    "me_templates",
     "optional_enum_templates",
     "sample_values",
     "swapped_template",

@@ -312,3 +312,24 @@ def test_value_words_never_start_a_name() -> None:
         "<EMPLOYEE1>": "E732699"
     }
     assert perceive("reset the Wi-Fi password for Grace Kim", lexicon=lex).slots == {"<NAME1>": "Grace Kim"}
+
+
+def test_an_id_of_the_users_kind_also_becomes_the_requester() -> None:
+    from training.derive import me_templates
+
+    dom = load_domain(HELPDESK)
+    kinds = _Kinds(dom)
+    steps = (("reset_password", {"employee_id": "{employee}", "system": "{system}"}, ()),)
+    (zh,) = me_templates(_Template("zh", "给{employee}重置{system}密码", steps), kinds, "EMPLOYEE")
+    assert zh.text == "给我重置{system}密码"
+    assert zh.steps[0][1] == {"employee_id": "<ME>", "system": "{system}"}
+    (en,) = me_templates(
+        _Template("en", "reset the {system} password for {employee}", steps), kinds, "EMPLOYEE"
+    )
+    assert en.text == "reset the {system} password for me"
+    get = (("get_employee", {"employee_id": "{employee}"}, ()),)
+    (rec,) = me_templates(_Template("zh", "查一下员工{employee}的信息", get), kinds, "EMPLOYEE")
+    assert rec.text == "查一下我的信息"
+    assert me_templates(_Template("en", "who is the manager of {employee}", get), kinds, "EMPLOYEE") == []
+    ticket = (("get_ticket", {"ticket_id": "{ticket}"}, ()),)
+    assert me_templates(_Template("zh", "给{ticket}的状态", ticket), kinds, "EMPLOYEE") == []
