@@ -34,6 +34,8 @@ from bench.common import RESULTS_DIR, git_info, latency_summary, machine_info, u
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITER_FILE = ROOT / "tests" / "tao" / "loop" / "intent" / "data" / "routing_eval.jsonl"
+DEV_FILE = ROOT / "tests" / "tao" / "loop" / "intent" / "data" / "routing_dev.jsonl"
+"""The router engineer's own dev set (tuned on: not a held-out figure)."""
 REF = "tao.domains.combined:registry"
 
 
@@ -153,8 +155,11 @@ def plan_with_and_without(router: Any, n_per_split: int) -> dict[str, Any]:
     return out
 
 
-def run(quick: bool = False, plans: bool = True, n_per_split: int | None = None) -> dict[str, Any]:
-    """``quick``: 5 plan cases per held-out split (fits the runner's quick timeout), else 30."""
+def run(
+    quick: bool = False, plans: bool = True, n_per_split: int | None = None, writer_set: bool = True
+) -> dict[str, Any]:
+    """``quick``: 5 plan cases per held-out split (fits the runner's quick timeout), else 30;
+    ``writer_set=False``: the writer's file is not read (engineers tuning the router never score it)."""
     from tao.domains import load_domain
     from tao.domains.combined import parts
     from tao.loop.intent import router_for
@@ -177,8 +182,10 @@ def run(quick: bool = False, plans: bool = True, n_per_split: int | None = None)
         "generated_heldout": generated,
     }
     tables = [_confusion_table("routing confusion (groups), generated held-out", generated)]
+    if DEV_FILE.exists():
+        result["dev_set"] = evaluate(router, _writer_rows(DEV_FILE))
     writer = None
-    if WRITER_FILE.exists():
+    if writer_set and WRITER_FILE.exists():
         writer = evaluate(router, _writer_rows(WRITER_FILE))
         result["writer_heldout"] = writer
         tables.append(_confusion_table("routing confusion (groups), writer's held-out", writer))
@@ -214,8 +221,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-plans", action="store_true", help="routing only (no plan engine)")
     ap.add_argument("--n-per-split", type=int, default=None, help="plan cases per held-out split")
+    ap.add_argument(
+        "--no-writer-set",
+        action="store_true",
+        help="do not read or score the writer's held-out file (for whoever tunes the router)",
+    )
     args = ap.parse_args(argv)
-    res = run(args.quick, plans=not args.no_plans, n_per_split=args.n_per_split)
+    res = run(
+        args.quick, plans=not args.no_plans, n_per_split=args.n_per_split, writer_set=not args.no_writer_set
+    )
     res |= {
         "suite": "routing",
         "meta": {"when": utc_now(), "git": git_info(), "machine": machine_info(), "versions": versions()},

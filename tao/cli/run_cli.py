@@ -81,6 +81,14 @@ def _parser() -> argparse.ArgumentParser:
         help="where --session keeps its snapshots (default: $TAO_SESSION_DIR, else ~/.cache/tao/sessions)",
     )
     ap.add_argument("--tenant", default="default", help="tenant namespace of --session")
+    ap.add_argument(
+        "--planner-config",
+        type=Path,
+        default=os.environ.get("TAO_PLANNER_CONFIG") or None,
+        metavar="FILE",
+        help="turn on the planning decision point (intent routing, bypass, fallback planner) with this "
+        "planner_config.yaml (default: $TAO_PLANNER_CONFIG; none: plan every request with the model)",
+    )
     return ap
 
 
@@ -140,9 +148,17 @@ async def _run(a: argparse.Namespace) -> dict:
         from tao.action.idempotency_redis import RedisIdempotency
 
         idem = RedisIdempotency.from_url(redis_url)
+    planning = None
+    if a.planner_config is not None:
+        from tao.loop.intent import load_planning_config
+
+        planning = load_planning_config(a.planner_config)  # PlanningConfigError is a ValueError
     rt = Runtime(
         RuntimeConfig(
-            tools_url=a.tools_url, trajectory_path=a.trajectory, loop=LoopConfig(wall_time_s=a.timeout)
+            tools_url=a.tools_url,
+            trajectory_path=a.trajectory,
+            loop=LoopConfig(wall_time_s=a.timeout),
+            planning=planning,
         ),
         domain=domain,
         session_store=store,

@@ -406,7 +406,7 @@ class TaoLoop:
         """The planning decision of this turn (routing event + planning_decision event)."""
         if self.decision is None or isinstance(self.planner, ReplayPlanner):
             return None
-        pre = self.decision.before(request, session)
+        pre = self.decision.before(request, session, getattr(self.planner, "known_tools", None))
         if pre.routing is not None:
             traj.emit(EventKind.ROUTING, **pre.routing.record())
         traj.emit(EventKind.PLANNING_DECISION, **pre.record())
@@ -421,6 +421,12 @@ class TaoLoop:
                 None,
                 [],
                 self._stop(traj, RunStatus.FAILED, ErrorType.BUDGET_EXHAUSTED, "not planned: " + pre.reason),
+            )
+        if pre.path is PlanPath.UNKNOWN_TOOLS:
+            return (
+                None,
+                [],
+                self._stop(traj, RunStatus.FAILED, ErrorType.TOOL_UNKNOWN, "not planned: " + pre.reason),
             )
         out = pre.plan
         if pre.path is PlanPath.CLARIFY:

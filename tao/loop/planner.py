@@ -101,6 +101,21 @@ class EnginePlanner:
         self.name = name or getattr(engine, "name", "engine")
         self.tools = tools  # a fixed tool subset for the grammar (None: the engine's whole registry)
 
+    @property
+    def known_tools(self) -> frozenset[str] | None:
+        """The tools the engine's checkpoint can plan with (its codec's domain; None: unknown).
+        The loop intersects a routed subset with them: a tool the model never saw is no grammar."""
+        codec = getattr(self.engine, "codec", None)
+        if codec is None:
+            return None
+        dom = getattr(codec, "domain", None)
+        if dom is None:
+            from tao.domains import reference_domain
+
+            dom = reference_domain()  # the codecs' default domain
+        names = frozenset(dom.tool_names())
+        return names & frozenset(self.tools) if self.tools is not None else names
+
     async def plan(
         self,
         request: str,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -102,6 +103,13 @@ def parser() -> argparse.ArgumentParser:
         help="worker processes on the one port (SO_REUSEPORT; each its own engine; "
         "N > 1 wants TAO_REDIS_URL for idempotency keys, sessions and approvals)",
     )
+    ap.add_argument(
+        "--planner-config",
+        default=None,
+        metavar="FILE",
+        help="planning decision point for /v1/run (intent routing, bypass, fallback planner) from this "
+        "planner_config.yaml (TAO_PLANNER_CONFIG; default: off)",
+    )
     ap.add_argument("--log-level", default="info")
     return ap
 
@@ -143,6 +151,8 @@ def server_config(args: argparse.Namespace) -> ServerConfig:
         cfg.extra["idempotency_lock_ttl_s"] = str(args.idempotency_lock_ttl)
     if args.test_fault_headers:
         cfg.extra["test_fault_headers"] = "1"
+    if planner_config := args.planner_config or os.environ.get("TAO_PLANNER_CONFIG"):
+        cfg.extra["planner_config"] = planner_config
     return cfg
 
 
@@ -155,6 +165,13 @@ def check_bind(cfg: ServerConfig) -> str | None:
         ring = keyring_for(cfg.api_key, cfg.extra.get("keys_file"))
     except KeysFileError as exc:
         return str(exc)
+    if cfg.extra.get("planner_config"):
+        from tao.loop.intent import PlanningConfigError, load_planning_config
+
+        try:
+            load_planning_config(cfg.extra["planner_config"])
+        except PlanningConfigError as exc:
+            return f"--planner-config: {exc}"
     if ring is None and not is_loopback(cfg.host):
         return (
             f"refusing to bind {cfg.host} without API keys (--keys-file / TAO_KEYS_FILE or "

@@ -63,6 +63,16 @@ def _ttl(config: ServerConfig, name: str, env: str, default: float) -> float:
     return value if value > 0 else default
 
 
+def _planning(config: ServerConfig) -> Any:
+    """The planning decision point's config (``--planner-config`` / TAO_PLANNER_CONFIG), else None (off)."""
+    path = config.extra.get("planner_config") or os.environ.get("TAO_PLANNER_CONFIG")
+    if not path:
+        return None
+    from tao.loop.intent import load_planning_config
+
+    return load_planning_config(path)
+
+
 class RunHolder:
     """The shared runtime (registry, executor, breakers, idempotency records), created lazily in
     the server's event loop and closed at shutdown."""
@@ -109,6 +119,7 @@ class RunHolder:
                             ),
                             # finish (with BUDGET_EXHAUSTED) before the server's timeout
                             loop=LoopConfig(wall_time_s=max(1.0, 0.9 * self.config.request_timeout_s)),
+                            planning=_planning(self.config),
                         ),
                         session_store=store,
                         domain=domain,

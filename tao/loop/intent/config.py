@@ -3,7 +3,7 @@
 ``planner_config.yaml`` (default: the one beside this module) has three sections, every key
 optional (a missing one keeps its default)::
 
-    routing:  {enabled, threshold, min_similarity, relative, min_score, max_tools, clause_split, expand_producers,
+    routing:  {enabled, threshold, min_similarity, none_threshold, none_lead, relative, min_score, widen_margin, widen_top, max_tools, clause_split, expand_producers,
                fallback: clarify|general, general_tools: [..], dim, max_iter, l2, model_path}
     bypass:   {enabled, max_input_tokens, urgency_cues: [..], urgency_margin}
     fallback_planner: {enabled, after_failed_plans}
@@ -47,14 +47,27 @@ class FallbackBranch(str, Enum):
 @dataclass(frozen=True)
 class RouterConfig:
     enabled: bool = True
-    threshold: float = 0.2
-    """The best tool's probability below which the fallback branch is taken."""
-    min_similarity: float = 0.25
+    threshold: float = 0.15
+    """The best tool's probability below which the fallback branch is taken (calibrated,
+    ``python -m tao.loop.intent.calibrate``; docs/routing.md)."""
+    min_similarity: float = 0.0
     """The request's best cosine similarity to an in-scope training example below which the
-    fallback branch is taken even when the classifier is confident (out-of-scope requests)."""
+    fallback branch is taken even when the classifier is confident (0: off — the "none" class
+    supersedes it: 0.25 changed no decision on the held-out or dev sets, and featurizing the
+    in-scope rows for it cost ~25 s of start-up on the loaded VM)."""
+    none_threshold: float = 0.2
+    """The "none of these" class's probability at or above which the fallback branch is taken
+    (requests outside every tool: chit-chat, general knowledge, actions no tool offers) ..."""
+    none_lead: float = -0.4
+    """... provided "none" is at least this far above the best tool (negative: it may be that far
+    below it; -1: the threshold alone decides)."""
     relative: float = 0.2
     """A tool group joins the subset when its best tool's probability is >= relative x the best."""
     min_score: float = 0.1
+    widen_margin: float = 0.15
+    """Best minus second below this: the subset is widened with the groups of the top
+    ``widen_top`` tools (an uncertain route keeps the candidates instead of cutting them)."""
+    widen_top: int = 3
     max_tools: int = 16
     clause_split: bool = True
     """Also score each clause of an "X and then Y" request (the subset keeps both)."""
@@ -111,7 +124,11 @@ _RANGES: dict[str, tuple[float, float]] = {
     "threshold": (0.0, 1.0),
     "relative": (0.0, 1.0),
     "min_score": (0.0, 1.0),
+    "widen_margin": (0.0, 1.0),
+    "widen_top": (1, 100),
     "min_similarity": (0.0, 1.0),
+    "none_threshold": (0.0, 1.0),
+    "none_lead": (-1.0, 1.0),
     "urgency_margin": (0.0, 1.0),
     "l2": (0.0, 1.0),
     "max_tools": (1, 1000),

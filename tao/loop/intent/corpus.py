@@ -8,7 +8,10 @@ Two sources, both the domain's own data:
 * **examples** (contract-defined domains such as helpdesk or workplace): each example and derived
   phrasings of it (ids re-sampled from their argument patterns, politeness fillers, a question
   mark), labelled with its steps' tools;
-* **contracts**: each tool's description (and its first sentence), labelled with the tool.
+* **contracts**: each tool's description (and its first sentence), labelled with the tool, and its
+  card in both languages (:func:`.generated.card_rows`);
+* **registry negatives**: requests no tool serves, generated from the registry
+  (:func:`.generated.negative_rows`), labelled out of scope.
 
 ``split="train"`` never uses what ``split="heldout"`` uses: the last template of each language
 list (and ``~``-marked ones) and the held-out value pools are held out of the phrasing rows; the
@@ -42,6 +45,9 @@ class IntentRow:
     tools: frozenset[str]
     """Empty for an out-of-scope request (the router's fallback branch)."""
     source: str = ""
+    group: str = ""
+    """What generated the row (a template, a base example): rows of one group stay on one side of
+    the calibration split (:mod:`.calibrate`)."""
 
 
 _ALT = re.compile(r"\[([^\[\]]*)\]")
@@ -197,7 +203,7 @@ def phrasing_rows(domain: Domain, split: Split, n_per_template: int = 2, seed: i
                     text = expand(t, lang, sampler, rng)
                     if k and not held:  # the second rendering of a training template gets fillers
                         text = rng.choice(pre) + text + rng.choice(post)
-                    row = IntentRow(text, lang, tools, f"intent:{spec.name}")
+                    row = IntentRow(text, lang, tools, f"intent:{spec.name}", f"{spec.name}:{lang}:{i}")
                     rows.append(row)
                     if spec.composable and len(spec.steps) == 1:
                         singles[lang].append(row)
@@ -208,7 +214,7 @@ def phrasing_rows(domain: Domain, split: Split, n_per_template: int = 2, seed: i
             if a.tools == b.tools:
                 continue
             text = a.text.rstrip("？?。.") + rng.choice(list(conns.get(lang, [" and "]))) + b.text
-            rows.append(IntentRow(text, lang, a.tools | b.tools, "pair"))
+            rows.append(IntentRow(text, lang, a.tools | b.tools, "pair", a.group))
     return rows
 
 
@@ -253,7 +259,7 @@ def example_rows(domain: Domain, split: Split, n_derived: int = 10, seed: int = 
             for _ in range(n):
                 t = _resample_ids(ex, domain, rng)
                 texts.append(rng.choice(pre) + t + rng.choice(post))
-            rows += [IntentRow(t, ex.lang, tools, "example") for t in texts]
+            rows += [IntentRow(t, ex.lang, tools, "example", "ex:" + ex.text) for t in texts]
     return rows
 
 
@@ -277,12 +283,17 @@ def out_of_scope_rows(split: Split) -> list[IntentRow]:
 
 def domain_rows(domains: Iterable[Domain], split: Split, seed: int = 0) -> list[IntentRow]:
     """Rows of every domain (phrasing and examples) plus the out-of-scope rows of the split."""
+    from tao.loop.intent.generated import card_rows, negative_rows
+
+    domains = list(domains)
     rows: list[IntentRow] = []
     for d in domains:
         rows += phrasing_rows(d, split, seed=seed)
         rows += example_rows(d, split, seed=seed)
         if split is Split.TRAIN:
-            rows += description_rows(d)
+            rows += description_rows(d) + card_rows(d)
+    if split is Split.TRAIN:
+        rows += negative_rows(domains)
     return rows + out_of_scope_rows(split)
 
 

@@ -37,6 +37,8 @@ class PlanPath(str, Enum):
     CLARIFY = "clarify"
     DIRECT = "direct"
     FALLBACK_PLANNER = "fallback_planner"
+    UNKNOWN_TOOLS = "unknown_tools"
+    """Every routed tool is outside the plan model's registry and no rule plan is allowed."""
 
 
 @dataclass
@@ -89,7 +91,50 @@ class DecisionPoint:
     def route(self, request: str) -> RoutingDecision | None:
         return self.router.route(request) if self.router is not None else None
 
-    def before(self, request: str, session: SessionState) -> PlanningDecision:
+    def before(
+        self, request: str, session: SessionState, known: frozenset[str] | None = None
+    ) -> PlanningDecision:
+        """``known``: the tools the plan model can plan with (None: all); a routed subset is
+        intersected with them (a tool the checkpoint never saw would be TOOL_UNKNOWN)."""
+        dec = self._before(request, session)
+        if known is None or dec.tools is None or dec.path is not PlanPath.PLAN:
+            return dec
+        kept = [t for t in dec.tools if t in known]
+        dropped = [t for t in dec.tools if t not in known]
+        if not dropped:
+            return dec
+        dec.extra["outside_model"] = dropped
+        if kept:
+            dec.tools = kept
+            dec.reason += f" (intersected with the plan model's tools: {len(dropped)} dropped)"
+            return dec
+        return self._outside_model(request, session, dec)
+
+    def _outside_model(self, request: str, session: SessionState, dec: PlanningDecision) -> PlanningDecision:
+        """Every routed tool is one the plan model does not know: the rule-based planner plans the
+        router's best tool (one step, from the perceived slots) when enabled, else a typed failure."""
+        routing = dec.routing
+        best = routing.best[0] if routing is not None and routing.best is not None else None
+        if self.config.fallback_planner.enabled and best is not None and best in self.registry:
+            return PlanningDecision(
+                PlanPath.FALLBACK_PLANNER,
+                f"routed tools outside the plan model's registry: rule-based plan of {best}",
+                [best],
+                dec.tokens,
+                plan=self.rule(request, session, best),
+                routing=routing,
+                extra=dec.extra,
+            )
+        return PlanningDecision(
+            PlanPath.UNKNOWN_TOOLS,
+            "the routed tools (" + ", ".join(dec.tools or ()) + ") are not in the plan model's registry",
+            dec.tools,
+            dec.tokens,
+            routing=routing,
+            extra=dec.extra,
+        )
+
+    def _before(self, request: str, session: SessionState) -> PlanningDecision:
         from estimator.tokens import approx_tokens
 
         cfg = self.config

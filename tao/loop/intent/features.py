@@ -1,11 +1,16 @@
 """Request text -> a sparse feature row for the intent classifier.
 
-Values that say nothing about the intent but everything about its arguments are masked first:
-each id kind of the registry's lexicon becomes a word naming its slot (``TRP-582210`` ->
-``slot_trip``, so an id of a kind seen in training counts whatever its digits), then emails, dates,
-clock times and other numbers. The features are :func:`tao.memory.embed.text_features` (Latin words,
-word bigrams, character 3-grams of words; CJK 1- and 2-grams) plus CJK 3-grams, hashed into
-``dim`` buckets, log term frequency, L2-normalized (a scipy CSR matrix).
+The text is first normalized as perception normalizes it (:func:`thought_model.perception.normalize.
+normalize_request`: full-width letters and digits to ASCII, traditional to simplified Chinese with
+OpenCC ``t2s``, misspelled key words fixed), lower-cased. Values that say nothing about the intent
+but everything about its arguments are then masked: each id kind of the registry's lexicon becomes a
+word naming its slot (``TRP-582210`` -> ``slot_trip``, so an id of a kind seen in training counts
+whatever its digits), then emails, dates, clock times, phones, other numbers, and the cities the
+perception's gazetteer finds (``slot_city``). The features are :func:`tao.memory.embed.text_features`
+(Latin words, word bigrams, character 3-grams of words, which survive typos; CJK 1- and 2-grams)
+plus CJK 3-grams, plus one ``k:<concept>`` per concept of the bilingual lexicon
+(:mod:`.lexicon`) the request mentions (id slot words included), hashed into ``dim`` buckets, log
+term frequency, L2-normalized (a scipy CSR matrix).
 """
 
 from __future__ import annotations
@@ -18,9 +23,14 @@ import numpy as np
 from scipy import sparse
 
 from tao.contracts.domain import Lexicon
+from tao.loop.intent.lexicon import concepts_of
 from tao.memory.embed import text_features
 
 DEFAULT_DIM = 1 << 15
+FEATURES_VERSION = 3
+"""Part of a fitted router's fingerprint: a model fit on other features is refit."""
+CONCEPT_WEIGHT = 4
+"""Each concept feature counts as this many occurrences (before log-tf)."""
 _GENERIC = (
     (re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), " slot_email "),
     (re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}月\d{1,2}[日号]|\d{4}年"), " slot_date "),
@@ -42,17 +52,39 @@ class Masker:
         ]
 
     def __call__(self, text: str) -> str:
+        text = normalize(text)
         for rx, rep in self.kinds:
             text = rx.sub(rep, text)
         for rx, rep in _GENERIC:
             text = rx.sub(rep, text)
+        return _mask_cities(text).lower()
+
+
+def normalize(text: str) -> str:
+    """Perception's normalization (width, traditional -> simplified, key-word typos)."""
+    from thought_model.perception.normalize import normalize_request
+
+    return normalize_request(text)
+
+
+def _mask_cities(text: str) -> str:
+    from thought_model.perception.gazetteer import find_cities
+
+    try:
+        found = find_cities(text)
+    except Exception:  # the gazetteer is evidence, never a failure of routing
         return text
+    for m in sorted(found, key=lambda c: -c.start):
+        text = text[: m.start] + " slot_city " + text[m.end :]
+    return text
 
 
 def features(masked: str) -> list[str]:
     feats = text_features(masked)
     for run in _CJK.findall(masked):
         feats += ["t:" + run[i : i + 3] for i in range(len(run) - 2)]
+    for c in concepts_of(masked):
+        feats += ["k:" + c] * CONCEPT_WEIGHT
     return feats
 
 

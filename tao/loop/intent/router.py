@@ -10,12 +10,17 @@ Order of decision (:meth:`IntentRouter.route`):
    ``clause_split`` each clause of "X and then Y" is scored too and a tool's score is its best over
    the whole request and the clauses, so both asks keep their tools;
 3. **threshold**: below ``threshold`` the best tool does not win by default: the fallback branch
-   (``clarify``: ask, naming the closest intents; ``general``: the general chain) is taken instead.
+   (``clarify``: ask, naming the closest intents; ``general``: the general chain) is taken instead;
+   so it is when the explicit "none of these" class (:data:`NONE`, fit on the out-of-scope rows,
+   :mod:`.generated`) reaches ``none_threshold`` within ``none_lead`` of the best tool (thresholds
+   calibrated on a validation split, :mod:`.calibrate`).
 
 Above it the subset is every tool of each tool group (``ToolSpec.domain``: orders, invoices,
 travel, ...) whose best score is at least ``relative`` x the best (top-k above a threshold, not
 top-1), plus the tools whose outputs those tools take as references in the domain's chains
-(``find_user`` before ``list_orders``), capped at ``max_tools`` by score.
+(``find_user`` before ``list_orders``), capped at ``max_tools`` by score. When the best tool leads
+the second by less than ``widen_margin`` the groups of the top ``widen_top`` tools join too (an
+uncertain route widens the subset, never cuts it).
 """
 
 from __future__ import annotations
@@ -34,8 +39,11 @@ import numpy as np
 from tao.contracts.domain import Domain
 from tao.loop.intent.config import FallbackBranch, RouterConfig
 from tao.loop.intent.corpus import IntentRow, Split, domain_rows
-from tao.loop.intent.features import Masker, featurize
+from tao.loop.intent.features import FEATURES_VERSION, Masker, featurize
 from tao.loop.intent.model import OvrLogistic
+
+NONE = "__none__"
+"""The explicit "none of these" class: out-of-scope training rows are its positives."""
 
 _REF = re.compile(r"\$\{t([0-9]+)\.")
 _SPLIT = re.compile(
@@ -66,6 +74,10 @@ class RoutingDecision:
     rule: str | None = None
     fallback: FallbackBranch | None = None
     similarity: float | None = None
+    none: float | None = None
+    """The "none of these" class's probability (None: a model without it)."""
+    widened: bool = False
+    """The margin was below ``widen_margin``: the top tools' groups were added to the subset."""
     ms: float = 0.0
 
     @property
@@ -90,6 +102,8 @@ class RoutingDecision:
             "rule": self.rule,
             "fallback": self.fallback.value if self.fallback else None,
             "similarity": None if self.similarity is None else round(self.similarity, 4),
+            "none": None if self.none is None else round(self.none, 4),
+            "widened": self.widened,
             "ms": round(self.ms, 3),
         }
 
@@ -119,7 +133,7 @@ def producers_of(domain: Domain) -> dict[str, set[str]]:
 
 
 def fingerprint(tools: Sequence[str], config: RouterConfig, rows: int) -> str:
-    key = "|".join(sorted(tools)) + f"#{config.dim}#{config.max_iter}#{config.l2}#{rows}"
+    key = "|".join(sorted(tools)) + f"#{config.dim}#{config.max_iter}#{config.l2}#{rows}#f{FEATURES_VERSION}"
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
@@ -164,14 +178,29 @@ class IntentRouter:
         if cfg.model_path and Path(cfg.model_path).exists():
             model = _load(Path(cfg.model_path), fp)
             loaded = cfg.model_path if model is not None else None
-        X = featurize([r.text for r in corpus if r.tools], masker, cfg.dim)
+        # the in-scope rows for the similarity floor (only when it is on: featurizing them costs
+        # seconds at start-up)
+        X = (
+            featurize([r.text for r in corpus if r.tools], masker, cfg.dim)
+            if cfg.min_similarity > 0
+            else None
+        )
         if model is None:
             X_all = featurize([r.text for r in corpus], masker, cfg.dim)
-            model = OvrLogistic.fit(X_all, [r.tools for r in corpus], names, l2=cfg.l2, max_iter=cfg.max_iter)
+            labels = [r.tools or frozenset({NONE}) for r in corpus]
+            model = OvrLogistic.fit(X_all, labels, [*names, NONE], l2=cfg.l2, max_iter=cfg.max_iter)
             if cfg.model_path and not Path(cfg.model_path).exists():
                 save(model, Path(cfg.model_path), fp)  # never overwrites another registry's file
         return cls(
-            domain, cfg, model, masker, producers, exact, time.perf_counter() - t0, loaded, X.T.tocsr()
+            domain,
+            cfg,
+            model,
+            masker,
+            producers,
+            exact,
+            time.perf_counter() - t0,
+            loaded,
+            X.T.tocsr() if X is not None else None,
         )
 
     # ---------------------------------------------------------------- routing
@@ -190,9 +219,14 @@ class IntentRouter:
         texts = [text] + (clauses if len(clauses) > 1 else [])
         F = featurize(texts, self.masker, self.config.dim)
         P = self.model.predict_proba(F)
+        none = float(P[0, names.index(NONE)]) if NONE in names else 0.0
+        if NONE in names:
+            P[:, names.index(NONE)] = 0.0  # never a tool of the subset
         p = P.max(axis=0)
         sim = (
-            float((F[:1] @ self.inscope).max()) if self.inscope is not None and self.inscope.shape[1] else 1.0
+            float((F[:1] @ self.inscope).max())
+            if self.inscope is not None and self.inscope.shape[1]
+            else None
         )
         order = np.argsort(-p)
         top = tuple((names[j], float(p[j])) for j in order[:5])
@@ -212,7 +246,8 @@ class IntentRouter:
                 clauses=len(texts),
                 rule="tool_named" if named else "example",
             )
-        if best[1] < cfg.threshold or sim < cfg.min_similarity:
+        none_wins = none >= cfg.none_threshold and none - best[1] >= cfg.none_lead
+        if best[1] < cfg.threshold or (sim is not None and sim < cfg.min_similarity) or none_wins:
             return RoutingDecision(
                 RouteBranch.FALLBACK,
                 (),
@@ -222,10 +257,13 @@ class IntentRouter:
                 clauses=len(texts),
                 fallback=cfg.fallback,
                 similarity=sim,
+                none=none,
             )
         group = {t.name: t.domain for t in self.domain.tools}
         gscore: dict[str, float] = {}
         for j, name in enumerate(names):
+            if name == NONE:
+                continue
             g = group.get(name, name)
             gscore[g] = max(gscore.get(g, 0.0), float(p[j]))
         floor = max(cfg.min_score, cfg.relative * best[1])
@@ -235,6 +273,14 @@ class IntentRouter:
             j = int(np.argmax(row))
             if row[j] >= cfg.threshold and group.get(names[j], names[j]) not in picked_groups:
                 picked_groups.append(group.get(names[j], names[j]))
+        # a low margin (the best tool barely ahead of the next): widen, never cut — the groups of
+        # the top ``widen_top`` tools all join the subset, the grammar decides among them
+        widened = second is not None and best[1] - second[1] < cfg.widen_margin
+        if widened:
+            for t, _v in top[: cfg.widen_top]:
+                g = group.get(t) or t
+                if g not in picked_groups:
+                    picked_groups.append(g)
         tools = [n for n in names if group.get(n, n) in picked_groups]
         tools.sort(key=lambda n: -float(p[names.index(n)]))
         return RoutingDecision(
@@ -246,6 +292,8 @@ class IntentRouter:
             groups=tuple(picked_groups),
             clauses=len(texts),
             similarity=sim,
+            none=none,
+            widened=widened,
         )
 
     def _groups(self, tools: Sequence[str]) -> tuple[str, ...]:
