@@ -9,8 +9,9 @@ workplace 11) with the shipped router (:mod:`tao.loop.intent`):
    requests never trained on. A request is routed correctly when its tools are all in the subset
    (in-scope) or it takes the fallback branch (out-of-scope). Confusion matrix over tool groups
    (``ToolSpec.domain``; ``fallback`` a column), top-1 tool accuracy, subset sizes, latency.
-2. **The writer's held-out file** ``tests/tao/loop/intent/data/routing_eval.jsonl`` when present
-   (requests written from the tool contracts alone): the same metrics. One JSON object a line:
+2. **The writers' held-out files** ``tests/tao/loop/intent/data/routing_eval.jsonl`` and
+   ``routing_eval2.jsonl`` when present (requests written from the tool contracts alone, by two
+   writers at two stops): the same metrics. One JSON object a line:
    ``text`` (or ``request``) and ``tools`` (a list; empty = out of scope) or ``tool``/``expected``.
 3. **Plan accuracy and latency with and without routing** where the plan model can plan: the
    default checkpoint knows only the reference domain's 22 tools, so the cases are reference-domain
@@ -34,6 +35,9 @@ from bench.common import RESULTS_DIR, git_info, latency_summary, machine_info, u
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITER_FILE = ROOT / "tests" / "tao" / "loop" / "intent" / "data" / "routing_eval.jsonl"
+WRITER2_FILE = ROOT / "tests" / "tao" / "loop" / "intent" / "data" / "routing_eval2.jsonl"
+"""A second writer's set (293 requests, 56 out of scope), written from the same tool contracts only
+after the router's second round was built; scored by the lead, never by the router's engineer."""
 DEV_FILE = ROOT / "tests" / "tao" / "loop" / "intent" / "data" / "routing_dev.jsonl"
 """The router engineer's own dev set (tuned on: not a held-out figure)."""
 REF = "tao.domains.combined:registry"
@@ -189,6 +193,11 @@ def run(
         writer = evaluate(router, _writer_rows(WRITER_FILE))
         result["writer_heldout"] = writer
         tables.append(_confusion_table("routing confusion (groups), writer's held-out", writer))
+    writer2 = None
+    if writer_set and WRITER2_FILE.exists():
+        writer2 = evaluate(router, _writer_rows(WRITER2_FILE))
+        result["writer2_heldout"] = writer2
+        tables.append(_confusion_table("routing confusion (groups), second writer's held-out", writer2))
     if plans:
         result["plan"] = plan_with_and_without(router, n_per_split or (5 if quick else 30))
     summary = {
@@ -202,6 +211,11 @@ def run(
         summary |= {
             "routing_accuracy_writer": writer["routing_accuracy"],
             "oos_fallback_rate_writer": writer["out_of_scope_fallback_rate"],
+        }
+    if writer2 is not None:
+        summary |= {
+            "routing_accuracy_writer2": writer2["routing_accuracy"],
+            "oos_fallback_rate_writer2": writer2["out_of_scope_fallback_rate"],
         }
     if "plan" in result:
         for mode, v in result["plan"].items():

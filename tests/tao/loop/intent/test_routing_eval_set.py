@@ -20,12 +20,15 @@ import pytest
 from tao.contracts.domain import Domain
 
 DATA = Path(__file__).with_name("data") / "routing_eval.jsonl"
+DATA2 = Path(__file__).with_name("data") / "routing_eval2.jsonl"
+"""The second writer's set (another writer, next stop; same rules: tool contracts only)."""
+SETS = pytest.mark.parametrize("path", [DATA, DATA2], ids=["writer1", "writer2"])
 ZH_N, EN_N = 6, 4
 KINDS = {"single", "multi", "out_of_scope"}
 
 
-def _rows() -> list[dict]:
-    return [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+def _rows(path: Path = DATA) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def _fold(text: str) -> str:
@@ -53,8 +56,9 @@ def _long(text: str) -> bool:
     return len(f.replace(" ", "")) >= 12 if _is_zh(text) else len(f.split()) >= 6
 
 
-def test_set_is_well_formed(combined: Domain) -> None:
-    rows = _rows()
+@SETS
+def test_set_is_well_formed(combined: Domain, path: Path) -> None:
+    rows = _rows(path)
     names = set(combined.tool_names())
     assert len(rows) >= 240
     assert len({r["id"] for r in rows}) == len(rows)
@@ -68,7 +72,8 @@ def test_set_is_well_formed(combined: Domain) -> None:
     assert sum(r["kind"] == "out_of_scope" for r in rows) >= 30
 
 
-def test_set_is_not_in_the_router_corpus(combined: Domain) -> None:
+@SETS
+def test_set_is_not_in_the_router_corpus(combined: Domain, path: Path) -> None:
     from tao.domains.combined import parts
     from tao.loop.intent.corpus import Split, domain_rows
 
@@ -80,7 +85,7 @@ def test_set_is_not_in_the_router_corpus(combined: Domain) -> None:
     for r in corpus:
         (zh if _is_zh(r.text) else en).update(_grams(r.text))
     copied, covered = [], []
-    for row in _rows():
+    for row in _rows(path):
         if _fold(row["request"]) in exact and _long(row["request"]):
             copied.append(row["id"])
         g = _grams(row["request"])
@@ -91,6 +96,7 @@ def test_set_is_not_in_the_router_corpus(combined: Domain) -> None:
     assert covered == [], f"long writer requests 80%+ covered by the router corpus: {covered}"
 
 
+@SETS
 @pytest.mark.parametrize("field", ["request", "tools", "kind"])
-def test_every_row_has(field: str) -> None:
-    assert all(field in r for r in _rows())
+def test_every_row_has(field: str, path: Path) -> None:
+    assert all(field in r for r in _rows(path))
