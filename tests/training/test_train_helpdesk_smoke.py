@@ -107,7 +107,9 @@ def test_helpdesk_train_plan_serve(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         )
         assert r.status_code in (200, 422), r.text  # a tiny model may plan badly; never another domain
         body = r.json()
-        if r.status_code == 200 and "steps" in body:
-            assert {s["tool"] for s in body["steps"]} <= HELPDESK_TOOLS
+        if r.status_code == 200 and body.get("plan"):  # {"plan": ThoughtPlan | None, "insufficient": ...}
+            assert {s["tool"] for s in body["plan"]["steps"]} <= HELPDESK_TOOLS
+        elif r.status_code == 200:
+            assert body.get("insufficient"), body
         else:
             assert "error" in body, body
