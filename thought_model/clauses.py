@@ -38,7 +38,7 @@ _ZH_VERBS = (
     "告知 通知"
 ).split()
 """Predicates. Politeness words (帮我, 麻烦, 请) are not: "麻烦你了" between asks is a filler."""
-_ZH_QUESTION = "吗 么 怎么样 怎样 如何 多少 哪里 哪儿 哪 什么 几 没 啥 呢 ？ ?".split()
+_ZH_QUESTION = "吗 么 怎么样 怎样 咋样 如何 多少 哪里 哪儿 哪 什么 几 没 啥 呢 ？ ?".split()
 _ZH_ASPECTS = (
     "物流信息 快递信息 物流状态 配送信息 发货情况 审批进度 审批状态 物流 快递 配送 状态 进度 天气 日程 安排 "
     "资料 档案 个人信息 订单 发票 报销单 城市 邮箱 手机号 电话"
@@ -50,6 +50,7 @@ _EN_VERBS = set(
         "kill scrap move invite notify ping write arrange organize organise plan confirm verify display "
         "trace monitor amend fix edit modify replace raise request pay bill charge log record note block "
         "shoot drop remind contact message reach return expense report locate hunt dig bring let lookup "
+        "swap switch run peek fish round read review reschedule "
         "what where how when which who"
     ).split()
 )
@@ -64,7 +65,7 @@ _NO_SPLIT_SAME_KIND = ("NAME", "TEXT", "EMAIL", "PHONE", "CITY", "DATE", "DUR", 
 _SLOT = r"(?:<[A-Z]+[1-9]>|<ME>)"
 # strong connectives: always a candidate boundary (the connective itself is dropped)
 _ZH_STRONG = re.compile(
-    r"(?:[，,。；;！!？?\s]*(?:然后再|然后|完了再|接着|再帮我|再帮忙|另外再|另外帮我|另外|还有个事|还有|顺便再|顺便|同时|并且|以及|外加|第二件事)[，,：:]?)"
+    r"(?:[，,。；;！!？?\s]*(?:然后再|然后|完了再|接着|再帮我|再帮忙|另外再|另外帮我|另外|还有个事|还有|顺便再|顺便|顺带|顺手|捎带|同时|并且|以及|外加|第二件事)[，,：:]?)"
     r"|(?:[；;]+)"
     r"|(?:[。！!？?]+(?=\S))"
     r"|(?:[，,]\s*再(?=[\u4e00-\u9fff<]))"
@@ -73,7 +74,7 @@ _ZH_STRONG = re.compile(
 _ZH_WEAK = re.compile(r"\s*(?:和|跟|与|及)\s*")
 _EN_STRONG = re.compile(
     r"(?:\s*[,;.?!]?\s*\b(?:and then|and also|and after that|after that|as well as|and while you're at it"
-    r"|second thing:?|then|also|plus)\b[,:]?\s*)"
+    r"|second thing:?|then|also|plus|alongside|along with|together with)\b[,:]?\s*)"
     r"|(?:\s*;\s*)"
     r"|(?:(?<=[a-z0-9>)])\s*[.?!]+\s+(?=[A-Za-z<]))",
     re.I,
@@ -82,7 +83,7 @@ _EN_WEAK = re.compile(r"\s*,?\s*\b(?:and|&)\b\s*", re.I)
 _EN_COMMA = re.compile(r"\s*,\s*")
 
 _LEAD_ZH = re.compile(
-    r"^[\s，,。；;：:、！!？?]*(?:然后|再|另外|还有|顺便|同时|并且|以及|接着|完了|也)?[\s，,：:]*"
+    r"^[\s，,。；;：:、！!？?]*(?:然后|再|另外|还有|顺便|顺带|顺手|捎带|同时|并且|以及|接着|完了|也)?[\s，,：:]*"
 )
 _LEAD_EN = re.compile(
     r"^[\s,;.:!?]*(?:(?:and then|and also|and|then|also|plus|after that|as well as|both)\b[\s,:]*)*", re.I
@@ -128,6 +129,18 @@ def _starts_with_verb(piece: str, zh: bool) -> bool:
         return any(p.startswith(w) for w in _ZH_VERBS if w not in ("请",))
     m = re.match(r"(?:please\s+|pls\s+|kindly\s+)?([a-z]+)", p, re.I)
     return bool(m and m.group(1).lower() in _EN_VERBS)
+
+
+def _aspect_question(piece: str, leading: bool = False) -> bool:
+    """A zh question about an aspect (``快递又跑到哪儿了``, ``卡在哪个环节了``): a question form
+    and, with ``leading``, an aspect noun other than 订单 opening the piece. Two of them joined by
+    a comma are two asks about the same object."""
+    p = _strip_slots(piece).strip()
+    if not any(q in p for q in _ZH_QUESTION):
+        return False
+    if not leading:
+        return True
+    return any(p.startswith(a) for a in _ZH_ASPECTS if a != "订单")
 
 
 def _slot_kind(tok: str) -> str:
@@ -258,7 +271,9 @@ def split_masked(masked: str) -> list[str]:
             pl, nr = _prev_slot(text, a), _next_slot(text, b)
             if pl and nr and _slot_kind(pl) == _slot_kind(nr) and _slot_kind(pl) in _NO_SPLIT_SAME_KIND:
                 continue  # "<NAME1> 和 <NAME2>": coordinated arguments of one ask
-        if strength == "comma" and not _starts_with_verb(right, zh):
+        if strength == "comma" and not (
+            _starts_with_verb(right, zh) or (zh and _aspect_question(left) and _aspect_question(right, True))
+        ):
             continue
         if not left.strip():
             continue

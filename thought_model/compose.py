@@ -25,6 +25,12 @@ in one batched ``generate`` call. Then, per request:
    provide, the result is ``insufficient_context`` with the union of the missing fields.
 
 Otherwise the whole-request result (plan, insufficiency or typed error) is returned unchanged.
+
+Two code checks sit around the model: after the first round, every ``insufficient_context`` (whole
+request or clause) goes through :class:`~thought_model.sufficiency.SufficiencyCheck` — fields
+corrected, or a re-decode with the insufficient branch masked (:attr:`ClauseRequest.plan_only`)
+when the request grounds every required argument of the intent; and the whole-request plan is
+cleaned by :func:`clean_plan` (repeated steps, a stray session-user chain) before acceptance.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from tao.contracts import InsufficientContext, PlanStep, ThoughtPlan, ToolSpec
@@ -41,6 +47,12 @@ from tao.contracts.plan import MAX_STEPS, REF_PATTERN
 from thought_model.clauses import Clause, is_zh, renumber, split_request
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
 from thought_model.entities import ME_SLOT, SLOT_TOKEN_RE, Perception, perceive
+from thought_model.sufficiency import (
+    Decision,
+    SufficiencyCheck,
+    SufficiencyConfig,
+    reference_intent_steps,
+)
 
 MULTI_INTENT = "multi_task"
 _REF_MARK = "\x00ref:"  # value of a reference slot: \x00ref:<clause>:<step index>:<output>
@@ -52,6 +64,22 @@ class ClauseRequest(PlanRequest):
     """A plan request whose perception is already done (a clause, or the whole request)."""
 
     perception: Perception | None = None
+    plan_only: bool = False  # decode with the insufficient-context branch of the grammar masked
+
+
+PLAN_ONLY_MARK = "\x00plan-only"
+"""Added to a plan-only request's slot set by :class:`ClauseCodec` (the engines key their grammar
+cache by (tools, slots) and pass the slots to ``codec.schema``): the schema then has no
+insufficient-context branch."""
+
+
+def plan_only_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` without its insufficient-context alternative (unchanged if it has no plan one)."""
+    opts = schema.get("anyOf")
+    if not isinstance(opts, list):
+        return schema
+    keep = [o for o in opts if "error" not in (o.get("properties") or {})]
+    return {**schema, "anyOf": keep} if keep and len(keep) < len(opts) else schema
 
 
 class ClauseCodec:
@@ -71,10 +99,15 @@ class ClauseCodec:
         return f"{BOS_TOKEN}{p.masked}{ME_MARK}{ME_SLOT if user_known else NO_USER}{PLAN_MARK}", p
 
     def schema(self, tools, slots=None):
+        if slots is not None and PLAN_ONLY_MARK in slots:
+            return plan_only_schema(self.inner.schema(tools, frozenset(slots - {PLAN_ONLY_MARK})))
         return self.inner.schema(tools, slots)
 
     def slots(self, request, ctx):
-        return self.inner.slots(request, ctx)
+        slots = self.inner.slots(request, ctx)
+        if getattr(request, "plan_only", False) and slots is not None:
+            return frozenset(slots) | {PLAN_ONLY_MARK}
+        return slots
 
     def parse(self, text, request, ctx=None):
         return self.inner.parse(text, request, ctx)
@@ -230,6 +263,9 @@ class ComposerConfig:
     refill_rounds: int = 2  # at most this many extra batched engine calls per generate()
     union_insufficient: bool = False  # whole insufficient + unfillable clause -> union of fields
     # (off: on the hand-written set it fixed no row and broke one)
+    sufficiency: SufficiencyConfig = field(default_factory=SufficiencyConfig)
+    clean_whole: bool = True  # whole-request plan: drop repeated steps and a stray session-user chain
+    # code checks the model's insufficient_context answers (thought_model.sufficiency)
 
 
 @dataclass
@@ -257,12 +293,17 @@ class ComposingEngine(PlanEngine):
         config: ComposerConfig | None = None,
         intent_shapes: dict[tuple, str] | None = None,
         splitter: Callable[[Perception], list[Clause]] = split_request,
+        intent_steps: dict[str, list[tuple[str, dict[str, Any]]]] | None = None,
     ) -> None:
         self.inner = inner
+        reference = tools is None
         if tools is None:
             tools = _reference_tools()
         self.graph = RegistryGraph(tools)
         self.cfg = config or ComposerConfig()
+        if intent_steps is None:
+            intent_steps = reference_intent_steps() if reference or _is_reference(tools) else {}
+        self.sufficiency = SufficiencyCheck(tools, intent_steps, config=self.cfg.sufficiency)
         self.intent_shapes = reference_intent_shapes() if intent_shapes is None else intent_shapes
         self.splitter = splitter
         codec = getattr(inner, "codec", None)
@@ -323,6 +364,25 @@ class ComposingEngine(PlanEngine):
                 job.whole = res
             else:
                 job.parts[k] = res
+        # code-checked insufficiency: a model insufficient_context whose intent the request grounds
+        # fully is re-decoded as a plan (one batched round); one naming the wrong fields is corrected
+        batch, where = [], []
+        for j, job in enumerate(jobs):
+            for k in range(-1, len(job.clauses)):
+                req = self._check_insufficient(job, k)
+                if req is not None:
+                    batch.append(req)
+                    where.append((j, k))
+        if batch:
+            results = yield batch
+            for (j, k), res in zip(where, results, strict=True):
+                job = jobs[j]
+                _add_stats(job.stats, res.stats)
+                if res.ok and isinstance(res.output, ThoughtPlan):
+                    if k < 0:
+                        job.whole = res
+                    else:
+                        job.parts[k] = res
         # second round: clauses whose insufficiency other clauses / earlier steps can fill
         # (a second refill round lets a clause reference one that was itself filled in the first:
         # "look for a room for 5 … and reserve it for an hour")
@@ -367,6 +427,38 @@ class ComposingEngine(PlanEngine):
                 job.clauses = clauses
                 job.parts = [None] * len(clauses)
         return job
+
+    def _check_insufficient(self, job: _Job, k: int) -> ClauseRequest | None:
+        """Apply :class:`~thought_model.sufficiency.SufficiencyCheck` to the whole result
+        (``k = -1``) or clause ``k``: correct the named fields in place, or return the plan-only
+        request to re-decode."""
+        res = job.whole if k < 0 else job.parts[k]
+        if res is None or not res.ok or not isinstance(res.output, InsufficientContext):
+            return None
+        user_known = bool(job.req.session is not None and job.req.session.user_id)
+        req = (
+            ClauseRequest(job.req.text, job.req.session, job.req.tools, job.req.deadline_s, job.perception)
+            if k < 0
+            else self._clause_request(job.req, job.clauses[k])
+        )
+        slots = list(req.perception.slots) if req.perception is not None else []
+        verdict = self.sufficiency.judge(res.output, slots, user_known)
+        if verdict.decision is Decision.FIELDS:
+            ins = self.sufficiency.corrected(res.output, verdict)
+            fixed = replace(res, output=ins, text=ins.model_dump_json(exclude_none=True))
+            if k < 0:
+                job.whole = fixed
+            else:
+                job.parts[k] = fixed
+            return None
+        if verdict.decision is not Decision.REPLAN:
+            return None
+        tools = list(verdict.tools) if self.cfg.sufficiency.restrict_tools else req.tools
+        if tools is not None and job.req.tools is not None:
+            tools = [t for t in tools if t in job.req.tools]
+            if not tools:
+                return None
+        return replace(req, tools=tools, plan_only=True)
 
     @staticmethod
     def _clause_request(req: PlanRequest, c: Clause) -> ClauseRequest:
@@ -433,6 +525,12 @@ class ComposingEngine(PlanEngine):
 
     def _compose(self, job: _Job) -> PlanResult:
         whole = job.whole or PlanResult()
+        if self.cfg.clean_whole and whole.ok and isinstance(whole.output, ThoughtPlan):
+            me = job.req.session.user_id if job.req.session is not None else None
+            cleaned = clean_plan(whole.output, me, job.req.text)
+            if cleaned is not whole.output:
+                text = cleaned.model_dump_json(exclude={"thought_id", "created_at"})
+                whole = job.whole = replace(whole, output=cleaned, text=text)
         if not job.clauses:
             return whole
         if any(p is None or not p.ok for p in job.parts):
@@ -472,7 +570,7 @@ class ComposingEngine(PlanEngine):
         me = job.req.session.user_id if job.req.session is not None else None
         if clause.slots or not me:
             return False
-        rx = re.compile(r"他|她|\b(?:him|her|his|their|them)\b", re.I)
+        rx = re.compile(r"他|她|它|其|各自|\b(?:him|her|his|their|them|its?|each|both)\b", re.I)
         uses_me = any(v == me for s in plan.steps for v in s.arguments.values())
         return bool(rx.search(clause.masked)) and uses_me
 
@@ -532,6 +630,93 @@ class ComposingEngine(PlanEngine):
             if named:
                 plan = plan.model_copy(update={"intent": named})
         return plan
+
+
+_FIRST_PERSON = re.compile(r"我|咱|\b(?:i|i'm|i've|me|my|mine|myself|we|us|our)\b", re.I)
+
+
+def _mentions(v: Any, value: str) -> bool:
+    if isinstance(v, list):
+        return any(_mentions(x, value) for x in v)
+    return v == value
+
+
+def clean_plan(plan: ThoughtPlan, me: str | None, text: str) -> ThoughtPlan:
+    """The whole-request plan without what the model repeated or strayed into (``plan`` itself
+    when nothing is dropped):
+
+    * a step with the same tool and arguments as an earlier one (``update phone, update city,
+      update phone``): later references and dependencies point to the earlier step;
+    * steps for the session user (``<ME>``), and the steps that depend on them, in a plan that
+      also serves someone else (a ``find_user`` step, another user id) when the request never
+      speaks of the speaker ("track down the account tied to <PHONE1> and run through its
+      purchase history" planned a second ``list_orders`` for the caller)."""
+    alias: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for s in plan.steps:
+        key = json.dumps([s.tool, s.arguments], sort_keys=True, ensure_ascii=False)
+        if key in seen:
+            alias[s.step_id] = seen[key]
+        else:
+            seen[key] = s.step_id
+    drop = set(alias)
+    if me and not _FIRST_PERSON.search(text):
+        mine = {s.step_id for s in plan.steps if any(_mentions(v, me) for v in s.arguments.values())}
+        for s in plan.steps:  # and what depends on them
+            if set(s.dependencies) & mine:
+                mine.add(s.step_id)
+        other = any(
+            s.step_id not in mine
+            and (
+                s.tool == "find_user"
+                or any(a == "user_id" and isinstance(v, str) and v != me for a, v in s.arguments.items())
+            )
+            for s in plan.steps
+        )
+        if mine and other:
+            drop |= mine - set(alias.values())
+    if not drop:
+        return plan
+    kept = [s for s in plan.steps if s.step_id not in drop]
+    if not kept:
+        return plan
+    new_id = {s.step_id: f"t{i}" for i, s in enumerate(kept, 1)}
+    for a, b in alias.items():
+        if b in new_id:
+            new_id[a] = new_id[b]
+
+    def ref(v: Any) -> Any:
+        if isinstance(v, list):
+            return [ref(x) for x in v]
+        m = re.fullmatch(REF_PATTERN, v) if isinstance(v, str) else None
+        if m is None:
+            return v
+        if m.group(1) not in new_id:
+            raise KeyError(m.group(1))
+        return f"${{{new_id[m.group(1)]}.{m.group(2)}}}"
+
+    steps = []
+    try:
+        for s in kept:
+            deps = []
+            for d in s.dependencies:
+                if d not in new_id:
+                    raise KeyError(d)
+                if new_id[d] not in deps:
+                    deps.append(new_id[d])
+            args = {a: ref(v) for a, v in s.arguments.items()}
+            steps.append(
+                s.model_copy(update={"step_id": new_id[s.step_id], "arguments": args, "dependencies": deps})
+            )
+        return plan.model_copy(update={"steps": steps})
+    except (KeyError, ValueError):  # a kept step needs a dropped one: keep the model's plan
+        return plan
+
+
+def _is_reference(tools: Sequence[ToolSpec]) -> bool:
+    """Whether ``tools`` are the reference domain's (its intent plans then apply)."""
+    names = {t.name for t in tools}
+    return bool(names) and names <= {t.name for t in _reference_tools()}
 
 
 def _same_ask(tool: str, args: dict[str, Any], deps: list[str], steps: list[PlanStep]) -> str | None:

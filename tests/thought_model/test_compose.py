@@ -8,6 +8,7 @@ from tao.contracts import ErrorInfo, ErrorType, InsufficientContext, SessionStat
 from thought_model.compose import ComposerConfig, ComposingEngine, RegistryGraph, _reference_tools
 from thought_model.engine.base import PlanEngine, PlanRequest, PlanResult
 from thought_model.grammar import parse_output
+from thought_model.sufficiency import SufficiencyConfig
 
 TOOLS = _reference_tools()
 
@@ -203,8 +204,10 @@ def test_whole_plan_kept_when_a_clause_cannot_be_filled():
         (["cancel order <ORDER1>"], insufficient("cancel_order", "reason")),
         (["give me a refund"], insufficient("refund_order", "order_id", "amount")),
     ]
-    res, _ = run(rules, text)
+    res, _ = run(rules, text, sufficiency=SufficiencyConfig(enabled=False))
     assert dumped(res) == whole
+    res, _ = run(rules, text)  # the code's check: the intent's refund step lacks its amount too
+    assert dumped(res) == insufficient("cancel_and_refund", "reason", "amount")
     res, _ = run(rules, text, union_insufficient=True)  # order_id is fillable from clause 1; the rest not
     assert isinstance(res.output, InsufficientContext)
     assert sorted(res.output.required_fields) == ["amount", "reason"]

@@ -1,0 +1,48 @@
+"""Clause split: connectives and shapes added in round 8 (顺带/顺手, "alongside", a zh comma between
+two aspect questions about one object, colloquial verbs), and what must still stay one ask."""
+
+from __future__ import annotations
+
+import pytest
+
+from thought_model.clauses import split_request
+from thought_model.entities import perceive
+
+
+def _split(text: str) -> list[str]:
+    return [c.masked for c in split_request(perceive(text))]
+
+
+@pytest.mark.parametrize(
+    ("text", "clauses"),
+    [
+        (
+            "单子123456789012345678卡在哪个环节了，快递又到哪儿了",
+            ["单子<ORDER1>卡在哪个环节了", "快递又到哪儿了"],
+        ),
+        ("上海明天天气咋样，顺带看看我那天的日程", ["<CITY1><DATE1>天气咋样", "看看我那天的日程"]),
+        ("查下北京后天天气，顺手把我的日程也列一下", ["查下<CITY1><DATE1>天气", "把我的日程也列一下"]),
+        (
+            "could you swap the phone on my account for 13912345678 and move my city over to Xiamen",
+            ["could you swap the phone on my account for <PHONE1>", "move my city over to <CITY1>"],
+        ),
+        (
+            "round up my invoices alongside my expense claims from last month",
+            ["round up my invoices", "my expense claims from <DATE1>"],
+        ),
+    ],
+)
+def test_new_split_points(text: str, clauses: list[str]) -> None:
+    assert _split(text) == clauses
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "订单123456789012345678，状态怎么样",  # one ask: the comma only follows the object
+        "订单123456789012345678现在到哪了",
+        "book a room for 4 people tomorrow at 3pm",
+    ],
+)
+def test_still_one_ask(text: str) -> None:
+    assert len(_split(text)) == 1

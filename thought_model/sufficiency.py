@@ -1,0 +1,195 @@
+"""Insufficiency decided by code: does a request ground every required argument of an intent?
+
+The model answers ``insufficient_context`` with an intent and the fields it thinks are missing.
+Both parts are guesses; the second can be checked. :class:`SufficiencyCheck` takes the intent's
+plan (its tools and how each argument is filled: a slot of the request, the session user
+``<ME>``, a reference ``${tK.x}`` to an earlier step, or a literal such as an enum value) and the
+slots perception found, and computes which *required* arguments (the tool's ``required``) have no
+grounded value:
+
+* no argument is missing → :attr:`Decision.REPLAN`: the caller re-decodes the request with the
+  insufficient branch of the grammar masked and only the intent's tools offered (the composer does
+  this in one batched round, :mod:`thought_model.compose`);
+* other fields are missing than the model named → :attr:`Decision.FIELDS`: the answer names
+  exactly those fields (same intent);
+* the intent is unknown (a user registry without intent plans, ``multi_task``) or the model named
+  the right fields → :attr:`Decision.KEEP`.
+
+Which slot tokens can fill an argument is the plan grammar's own answer
+(:func:`thought_model.grammar.field_tokens`), so the check and constrained decoding agree. Within
+one step a slot fills at most one argument (``for an hour`` is the duration, not also the head
+count); a step may reuse the slots of an earlier step (find a room, then book it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from tao.contracts import InsufficientContext, ToolSpec
+from tao.contracts.domain import Lexicon
+from tao.contracts.plan import REF_PATTERN
+from thought_model.entities import ME_SLOT
+
+IntentSteps = Mapping[str, Sequence[tuple[str, Mapping[str, Any]]]]
+"""Intent name → its plan: (tool, argument templates) per step, as the phrasing's ``IntentSpec``
+writes them (``"{order}"`` a slot, ``"<ME>"`` the session user, ``"${t1.email}"`` a reference,
+anything else a literal)."""
+
+
+class Decision(Enum):
+    KEEP = "keep"
+    FIELDS = "fields"
+    REPLAN = "replan"
+
+
+@dataclass(frozen=True)
+class SufficiencyConfig:
+    """What the code may overrule (the composer's ``sufficiency`` setting)."""
+
+    enabled: bool = True
+    replan: bool = True  # a model insufficiency whose intent is fully grounded -> re-decode as a plan
+    fix_fields: bool = True  # a model insufficiency naming the wrong fields -> the unfilled fields
+    restrict_tools: bool = True  # the re-decode offers only the intent's tools
+
+
+@dataclass(frozen=True)
+class Judgement:
+    decision: Decision
+    missing: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()  # the intent's tools (for the re-decode)
+
+
+_REF = re.compile(REF_PATTERN)
+_PLACEHOLDER = re.compile(r"^\{[a-z_0-9]+\}$")
+
+
+def reference_intent_steps() -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """The reference domain's intents and their plans (from its phrasing)."""
+    from tao.domains.reference.phrasing.intents import INTENTS
+
+    return {s.name: [(tool, dict(args)) for tool, args, _ in s.steps] for s in INTENTS}
+
+
+_FREE_KINDS = {"CITY", "NAME", "TEXT", "EMAIL", "PHONE"}
+_BY_NAME = {"city": "CITY", "name": "NAME"}
+_ANY_FREE = {"value"}  # a field whose free text may be any kind (update_user_profile.value)
+
+
+def _kind(tok: str) -> str:
+    return re.sub(r"[0-9<>]", "", tok)
+
+
+def _semantic(arg: str, prop: Mapping[str, Any], toks: list[str]) -> list[str]:
+    """The tokens that ground a free-text argument: the grammar lets any free-text slot kind into
+    ``title`` or ``reason`` (the model decides), but a name slot is an attendee, not a title.
+    A free-text field takes its own kind (``city`` a city, ``name`` a name), ``value`` any,
+    every other one a text slot; an integer field named like a duration takes a duration, any
+    other integer a count (``我们<NUM1>`` is the head count, not the meeting's length). Fields with
+    a pattern (ids, emails) keep the grammar's tokens."""
+    if prop.get("type") == "integer":
+        want_int = "DUR" if ("dur" in arg or arg.endswith("_min")) else "NUM"
+        return [t for t in toks if _kind(t) == want_int]
+    patterned = "pattern" in prop or any("pattern" in o for o in prop.get("anyOf", []))
+    if (
+        arg in _ANY_FREE
+        or (patterned and arg not in _BY_NAME)
+        or not all(_kind(t) in _FREE_KINDS for t in toks)
+    ):
+        return toks
+    want = _BY_NAME.get(arg, "TEXT")
+    return [t for t in toks if _kind(t) == want]
+
+
+class SufficiencyCheck:
+    """Grounding of an intent's required arguments in one request (see the module doc)."""
+
+    def __init__(
+        self,
+        tools: Sequence[ToolSpec],
+        intent_steps: IntentSteps | None = None,
+        lexicon: Lexicon | None = None,
+        config: SufficiencyConfig | None = None,
+    ) -> None:
+        self.tools = list(tools)
+        self.by_name = {t.name: t for t in self.tools}
+        self.intents = dict(intent_steps or {})
+        self.lexicon = lexicon
+        self.cfg = config or SufficiencyConfig()
+        self._tokens_cache: dict[tuple[str, str, frozenset[str]], list[str] | None] = {}
+
+    # -- grounding -------------------------------------------------------------------------
+    def _tokens(self, tool: ToolSpec, arg: str, avail: frozenset[str]) -> list[str] | None:
+        """Slot tokens of ``avail`` the grammar accepts for ``tool.arg``; None: not a slot field
+        (an enum, a boolean, a constant: the model picks the value)."""
+        from thought_model.grammar import field_tokens
+
+        key = (tool.name, arg, avail)
+        if key not in self._tokens_cache:
+            prop = tool.args_schema.get("properties", {}).get(arg, {})
+            self._tokens_cache[key] = field_tokens(arg, prop, self.tools, avail, self.lexicon)
+        return self._tokens_cache[key]
+
+    def missing(
+        self, intent: str, slots: Collection[str], user_known: bool, named: Collection[str] = ()
+    ) -> list[str] | None:
+        """The required arguments of ``intent``'s plan with no grounded value, in plan order
+        (None when the intent has no known plan or names a tool outside the registry). When two
+        arguments compete for one slot (one text slot, a subject and a body), the ones the model
+        ``named`` as missing are the ones left without it."""
+        steps = self.intents.get(intent)
+        if not steps or any(tool not in self.by_name for tool, _ in steps):
+            return None
+        avail = frozenset(t for t in slots if t != ME_SLOT)
+        out: list[str] = []
+        for tool_name, template in steps:
+            tool = self.by_name[tool_name]
+            required = list(tool.args_schema.get("required", []))
+            needs: list[tuple[str, list[str]]] = []
+            for arg in required:
+                v = template.get(arg)
+                if isinstance(v, str) and v == ME_SLOT:
+                    if not user_known:
+                        out.append(arg)
+                    continue
+                if isinstance(v, str) and _REF.match(v):
+                    continue  # an earlier step of the intent's plan provides it
+                toks = self._tokens(tool, arg, avail)
+                if toks is None:
+                    continue  # enum / boolean / const: a choice, not a value to find
+                if v is not None and not (isinstance(v, str) and _PLACEHOLDER.match(v)):
+                    continue  # a literal of the intent's plan
+                prop = tool.args_schema.get("properties", {}).get(arg, {})
+                needs.append((arg, _semantic(arg, prop, toks)))
+            used: set[str] = set()
+            # scarce arguments first; among equals, the ones the model did not name take the slot
+            for arg, toks in sorted(needs, key=lambda x: (len(x[1]), x[0] in named)):
+                tok = next((t for t in toks if t not in used), None)
+                if tok is None:
+                    out.append(arg)
+                else:
+                    used.add(tok)
+        return list(dict.fromkeys(out))
+
+    # -- decisions -------------------------------------------------------------------------
+    def judge(self, out: InsufficientContext, slots: Collection[str], user_known: bool) -> Judgement:
+        """What to do with the model's insufficient-context answer for a request with ``slots``."""
+        if not self.cfg.enabled or not out.intent:
+            return Judgement(Decision.KEEP)
+        missing = self.missing(out.intent, slots, user_known, out.required_fields)
+        if missing is None:
+            return Judgement(Decision.KEEP)
+        tools = tuple(dict.fromkeys(t for t, _ in self.intents[out.intent]))
+        if not missing:
+            return Judgement(Decision.REPLAN, (), tools) if self.cfg.replan else Judgement(Decision.KEEP)
+        if self.cfg.fix_fields and set(missing) != set(out.required_fields):
+            return Judgement(Decision.FIELDS, tuple(missing), tools)
+        return Judgement(Decision.KEEP, tuple(missing), tools)
+
+    @staticmethod
+    def corrected(out: InsufficientContext, j: Judgement) -> InsufficientContext:
+        """The answer with the fields the check found missing."""
+        return InsufficientContext(required_fields=list(j.missing), intent=out.intent)
