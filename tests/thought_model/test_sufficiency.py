@@ -13,8 +13,8 @@ from tao.contracts import ErrorInfo, ErrorType, InsufficientContext, SessionStat
 from tao.domains.reference.registry import reference_tools
 from thought_model.compose import (
     PLAN_ONLY_MARK,
-    ClauseRequest,
     ClauseCodec,
+    ClauseRequest,
     ComposerConfig,
     ComposingEngine,
     plan_only_schema,
