@@ -177,11 +177,15 @@ _CUE = re.compile(
     r"|for the purpose of)(?![A-Za-z]))\s*",
     re.I,
 )
-_TEXT_STOP = re.compile(
-    r"[，。,.;；!！?？\n<>\"“”（）()]|\s(?:and then|then|and also|also|after that)\s|然后|接着|另外|顺便"
+_TEXT_STOP = re.compile(r"[，。,.;；!！?？\n<>\"“”（）()]")
+"""Where cued free text ends: punctuation."""
+_TEXT_STOP_WORD = re.compile(
+    _TEXT_STOP.pattern + r"|\s(?:and then|then|and also|also|after that)\s|然后|接着|另外|顺便"
 )
-"""Where cued free text ends: punctuation, or a connector that starts the next ask ("open a
-ticket about X and then check it", "问题是X然后查一下")."""
+"""Where free text after a word cue ends: punctuation, or a connector that starts the next ask
+("open a ticket about X and then check it", "问题是X然后查一下"). After a colon cue ("内容：",
+"body:") the writer has marked the field itself, so a connector inside it is text
+("内容：请先查物流然后再取消订单" is one body)."""
 _ZH_NAME_CUE = re.compile(
     rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|拉上|把)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
     r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说"
@@ -789,7 +793,8 @@ def perceive(
     cues = list(rules.cue.finditer(text))
     for j, m in enumerate(cues):
         a = m.end()
-        stop = _TEXT_STOP.search(text, a)
+        colon = m.group().rstrip().endswith((":", "："))
+        stop = (_TEXT_STOP if colon else _TEXT_STOP_WORD).search(text, a)
         stops = (
             [a + 60, stop.start() if stop else len(text)]
             + [e.start for e in spans.items if e.start >= a]
