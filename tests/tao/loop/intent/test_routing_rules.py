@@ -7,72 +7,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime
-from typing import Any
 
 import pytest
+from loop_stand_ins import WEATHER_PLAN, KnowingPlanner, events_of, session_at
 
-from tao.action.executor import ExecutorConfig, ToolExecutor
-from tao.action.registry import ToolRegistry
-from tao.contracts import EventKind, SessionState
+from tao.contracts import EventKind
 from tao.domains.combined import parts
 from tao.loop.intent import PlanningConfig, RouteBranch
 from tao.loop.intent.corpus import Split, domain_rows
-from tao.loop.intent.decision import DecisionPoint
 from tao.loop.intent.features import Masker
 from tao.loop.intent.generated import card_rows, negative_rows
 from tao.loop.intent.lexicon import CONCEPTS, concepts_of
-from tao.loop.loop import LoopConfig, TaoLoop
-from tao.loop.planner import EnginePlanner, PlanOutcome, parse_plan
-from tao.trace.trajectory import MemorySink
+from tao.loop.planner import EnginePlanner
 
-WEATHER_PLAN = {
-    "version": "1.0",
-    "intent": "weather",
-    "steps": [{"step_id": "t1", "tool": "get_weather", "arguments": {"city": "北京"}, "dependencies": []}],
-}
 REFERENCE_ONLY = frozenset(t.name for t in parts()[0].tools)  # the default checkpoint's 22 tools
-
-
-class KnowingPlanner:
-    """A plan model stand-in that, like EnginePlanner, says which tools its checkpoint knows."""
-
-    name = "knowing"
-
-    def __init__(self, known: frozenset[str] | None, *outputs: Any) -> None:
-        self.known_tools = known
-        self.outputs = list(outputs)
-        self.calls: list[dict[str, Any]] = []
-
-    async def plan(self, request: str, session: SessionState, *, tools=None, strict=False, deadline_s=None):
-        self.calls.append({"request": request, "tools": tools, "strict": strict})
-        out: PlanOutcome = parse_plan(self.outputs[min(len(self.calls), len(self.outputs)) - 1])
-        return out
-
-
-@pytest.fixture
-async def stack(combined, combined_router, combined_service):
-    combined_service.state.reset()
-    reg = ToolRegistry()
-    reg.register_http(combined.tools, combined_service.url)
-    ex = ToolExecutor(reg, ExecutorConfig(timeout_override_s=2.0, jitter_s=(0.001, 0.002)))
-
-    def make(planner: KnowingPlanner, config: PlanningConfig | None = None) -> TaoLoop:
-        dp = DecisionPoint(combined, config or PlanningConfig(), combined_router)
-        return TaoLoop(
-            planner, ex, config=LoopConfig(retry_jitter_s=(0.001, 0.002)), sinks=[MemorySink()], decision=dp
-        )
-
-    yield make
-    await ex.aclose()
-
-
-def _session() -> SessionState:
-    return SessionState(now=datetime.fromisoformat("2026-11-15T10:00:00+08:00"), user_id="U00000001")
-
-
-def _events(rep, kind: EventKind) -> list[dict[str, Any]]:
-    return [e.payload for e in rep.events if e.kind is kind]
 
 
 # ------------------------------------------------------------------ lexicon and generated rows
@@ -171,19 +119,19 @@ def test_a_low_margin_widens_the_subset_instead_of_cutting_it(combined_router) -
 # ------------------------------------------------------------------ the plan model's own tools
 async def test_the_routed_subset_is_intersected_with_the_plan_models_tools(stack) -> None:
     planner = KnowingPlanner(REFERENCE_ONLY, WEATHER_PLAN)
-    rep = await stack(planner).run("帮我看看明天北京的天气怎么样", _session())
+    rep = await stack(planner).run("帮我看看明天北京的天气怎么样", session_at())
     assert rep.status == "success"
     (call,) = planner.calls
     assert call["strict"] is True and "get_weather" in call["tools"] and set(call["tools"]) <= REFERENCE_ONLY
-    (decision,) = _events(rep, EventKind.PLANNING_DECISION)
+    (decision,) = events_of(rep, EventKind.PLANNING_DECISION)
     assert decision["tools"] == call["tools"]
 
 
 async def test_a_request_routed_outside_the_models_tools_gets_the_rule_plan_not_tool_unknown(stack) -> None:
     planner = KnowingPlanner(REFERENCE_ONLY, WEATHER_PLAN)
-    rep = await stack(planner).run("我还剩几天年假？我的员工号是E100000", _session())
+    rep = await stack(planner).run("我还剩几天年假？我的员工号是E100000", session_at())
     assert planner.calls == []  # never asked to plan with tools it does not know
-    (decision,) = _events(rep, EventKind.PLANNING_DECISION)
+    (decision,) = events_of(rep, EventKind.PLANNING_DECISION)
     assert decision["path"] == "fallback_planner" and "outside" in decision["reason"]
     assert "get_leave_balance" in decision["outside_model"]
     assert [s.tool for s in rep.steps] == ["get_leave_balance"], rep.message
@@ -194,16 +142,16 @@ async def test_without_the_fallback_planner_it_is_a_typed_tool_unknown(stack) ->
     cfg = PlanningConfig()
     cfg = replace(cfg, fallback_planner=replace(cfg.fallback_planner, enabled=False))
     planner = KnowingPlanner(REFERENCE_ONLY, WEATHER_PLAN)
-    rep = await stack(planner, cfg).run("我还剩几天年假？我的员工号是E100000", _session())
+    rep = await stack(planner, cfg).run("我还剩几天年假？我的员工号是E100000", session_at())
     assert planner.calls == [] and rep.status == "failed" and rep.error_type == "TOOL_UNKNOWN"
     assert "not in the plan model's registry" in rep.message
-    assert _events(rep, EventKind.PLANNING_DECISION)[0]["path"] == "unknown_tools"
+    assert events_of(rep, EventKind.PLANNING_DECISION)[0]["path"] == "unknown_tools"
 
 
 async def test_a_planner_that_knows_every_tool_keeps_the_whole_subset(stack) -> None:
     planner = KnowingPlanner(None, WEATHER_PLAN)
-    rep = await stack(planner).run("帮我看看明天北京的天气怎么样", _session())
-    (decision,) = _events(rep, EventKind.PLANNING_DECISION)
+    rep = await stack(planner).run("帮我看看明天北京的天气怎么样", session_at())
+    (decision,) = events_of(rep, EventKind.PLANNING_DECISION)
     assert "outside_model" not in decision and decision["tools"] == planner.calls[0]["tools"]
 
 
