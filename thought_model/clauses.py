@@ -60,7 +60,9 @@ _EN_ASPECTS = (
     "invoice|claim status|expense status|progress"
 )
 _ID_KINDS = ("ORDER", "INV", "EXP", "USER", "ROOM")
-_NO_SPLIT_SAME_KIND = ("NAME", "TEXT", "EMAIL", "PHONE", "CITY", "DATE", "DUR", "NUM", "AMOUNT")
+_NO_SPLIT_SAME_KIND = ("NAME", "TEXT", "EMAIL", "PHONE", "CITY", "DATE", "DUR", "NUM", "AMOUNT", *_ID_KINDS)
+"""Kinds whose two slots joined by a weak connective are one ask's list (``<ORDER1> 和 <ORDER2> 的物流``:
+one tool for both, fanned out by :mod:`thought_model.fanout`), never two asks."""
 
 _SLOT = r"(?:<[A-Z]+[1-9]>|<ME>)"
 # strong connectives: always a candidate boundary (the connective itself is dropped)

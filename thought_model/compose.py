@@ -47,6 +47,7 @@ from tao.contracts.plan import MAX_STEPS, REF_PATTERN
 from thought_model.clauses import Clause, is_zh, renumber, split_request
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
 from thought_model.entities import ME_SLOT, SLOT_TOKEN_RE, Perception, perceive
+from thought_model.fanout import fan_out
 from thought_model.sufficiency import (
     Decision,
     SufficiencyCheck,
@@ -265,6 +266,7 @@ class ComposerConfig:
     # (off: on the hand-written set it fixed no row and broke one)
     sufficiency: SufficiencyConfig = field(default_factory=SufficiencyConfig)
     clean_whole: bool = True  # whole-request plan: drop repeated steps and a stray session-user chain
+    fan_out: bool = True  # final plan: one step per value of a coordinated list (thought_model.fanout)
     # code checks the model's insufficient_context answers (thought_model.sufficiency)
 
 
@@ -402,7 +404,7 @@ class ComposingEngine(PlanEngine):
         out = []
         ms = (time.perf_counter() - t0) * 1000.0
         for job in jobs:
-            res = self._compose(job)
+            res = self._finish(job, self._compose(job))
             stats = GenerationStats(**{**job.stats.__dict__, "ms": ms})
             out.append(PlanResult(output=res.output, error=res.error, stats=stats, text=res.text))
         return out
@@ -522,6 +524,17 @@ class ComposingEngine(PlanEngine):
                 if o and kinds:
                     return _free_token(kinds[0], used), f"{_REF_MARK}{j}:{i}:{o}", True
         return None
+
+    def _finish(self, job: _Job, res: PlanResult) -> PlanResult:
+        """The code passes on the final plan: fan-out over coordinated lists of values."""
+        if not res.ok or not isinstance(res.output, ThoughtPlan):
+            return res
+        plan = res.output
+        if self.cfg.fan_out:
+            plan = fan_out(plan, job.perception)
+        if plan is res.output:
+            return res
+        return replace(res, output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
 
     def _compose(self, job: _Job) -> PlanResult:
         whole = job.whole or PlanResult()

@@ -120,3 +120,17 @@ def test_unsplittable_request_is_one_clause_with_all_slots():
     p = perceive("查一下订单123456789012345678的状态", today=date(2026, 5, 4))
     [c] = split_request(p)
     assert c == Clause(masked=p.masked, slots=p.slots)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "查下订单 293847561029384756 和 293847561029384757 的物流",
+        "look up invoices INV0000012345 and INV0000012346",
+        "R201 和 R202 我都要，后天上午10点各订一小时",
+    ],
+)
+def test_two_ids_of_one_kind_joined_by_and_are_one_ask(text):
+    """One predicate over a list of ids: the fan-out makes one step per id (same tool), the splitter
+    must not hand the first id to a clause of its own ('查下订单 <ORDER1>' was planned as a status)."""
+    assert len(masked_split(text)) == 1
