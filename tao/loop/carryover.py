@@ -81,6 +81,9 @@ class Carry:
     prev_tools: list[str] = field(default_factory=list)
     session: SessionState | None = None
     notes: list[str] = field(default_factory=list)
+    snap: Snapshot | None = None  # the previous turn's snapshot (the session candidates read it)
+    candidate: str | None = None  # the session candidate the turn was planned from, if any
+    settled: bool = False
 
     def record(self) -> dict[str, Any]:
         """The carry-over decision as the trajectory records it."""
@@ -93,6 +96,7 @@ class Carry:
             "deltas": [{"type": d.type, "value": d.value, "text": d.text} for d in self.followup.deltas],
             "ref": self.ref,
             "base_tools": [s["tool"] for s in self.base_steps] if self.base_steps is not None else None,
+            "candidate": self.candidate,
             "notes": self.notes,
         }
 
@@ -139,6 +143,9 @@ def _targets(d: Delta, schema: Mapping[str, Any], used: Mapping[str, Any]) -> li
         names = [k for k, p in props.items() if "amount" in k and accepts(p, d.value)]
     elif d.type == "CITY":
         names = [k for k, p in props.items() if "city" in k and accepts(p, d.value)]
+    elif d.type.startswith("ENUM:"):  # a filter value ("refunded", "已取消") of the named argument
+        arg = d.type.removeprefix("ENUM:")
+        names = [arg] if arg in props and accepts(props[arg], d.value) else []
     else:  # an id kind of the lexicon
         names = [
             k
@@ -212,25 +219,42 @@ class CarryOver:
         if snap is None:
             return carry
         carry.slots = dict(snap.entities)
+        carry.snap = snap
         carry.prev_tools = [s.tool for s in snap.steps]
         if fu.kind is CarryKind.NEW:
             return carry
         zh = is_zh(request)
         if fu.kind is CarryKind.SWAP:
             self._swap(carry, snap, session, now, zh)
+            types = [d.type for d in fu.deltas]
+            if carry.base_steps is not None and len(set(types)) < len(types):  # "Milan and Venice"
+                from tao.loop.candidates import swap_plan
+
+                fanned = swap_plan(self, carry, list(fu.deltas))
+                if fanned is not None:
+                    carry.base_steps = [s.model_dump(mode="json", exclude_none=True) for s in fanned.steps]
+                    carry.notes.append(f"swap: one copy of the plan per value ({len(fanned.steps)} steps)")
         elif fu.kind is CarryKind.REFER:
             self._refer(carry, snap, zh)
         elif fu.kind is CarryKind.ANSWER and snap.pending is not None:
             sep = "，" if zh else ", "
-            carry.request = snap.pending.request.rstrip("。.？?！! ") + sep + request
+            answer = request
+            for d in fu.deltas:  # "£24.99" -> "24.99": the amount as perception reads it
+                if d.type == "AMOUNT" and d.text in answer and d.text != f"{d.value:g}":
+                    answer = answer.replace(d.text, f"{d.value:g}", 1)
+            carry.request = snap.pending.request.rstrip("。.？?！! ") + sep + answer
         if strategy is CarryStrategy.FILL:
             carry.request = request
         return carry
 
-    def _swap(self, carry: Carry, snap: Snapshot, session: SessionState, now: datetime, zh: bool) -> None:
+    def _swap(
+        self, carry: Carry, snap: Snapshot, session: SessionState, now: datetime, zh: bool
+    ) -> list[Delta]:
+        """Edits the previous plan (``carry.base_steps``); returns the deltas no argument took."""
         if not snap.steps:
             carry.kind, carry.notes = CarryKind.NEW, ["swap: no previous plan"]
-            return
+            return list(carry.followup.deltas)
+        unplaced: list[Delta] = []
         steps = [
             {
                 "step_id": s.step_id or f"t{i + 1}",
@@ -254,10 +278,11 @@ class CarryOver:
                     placed.append((d, v))
                     hit = True
             if not hit:
+                unplaced.append(d)
                 carry.notes.append(f"swap: no argument of {carry.prev_tools} takes {d.type} {d.value!r}")
         if carry.followup.deltas and not placed:
             carry.kind = CarryKind.NEW
-            return
+            return unplaced
         seen, uniq = set(), []
         for st in steps:  # one step per day may collapse to one step for one day
             key = (st["tool"], json.dumps(st["arguments"], sort_keys=True, default=str))
@@ -266,6 +291,7 @@ class CarryOver:
                 uniq.append(st)
         carry.base_steps = uniq
         carry.request = _rewrite_swap(snap.effective_request or snap.request, placed, zh, self.config.lexicon)
+        return unplaced
 
     def _refer(self, carry: Carry, snap: Snapshot, zh: bool) -> None:
         fu = carry.followup
@@ -281,6 +307,20 @@ class CarryOver:
             carry.request = carry.original.replace(fu.ref_text, text, 1)
 
     # ----------------------------------------------------------------------- apply
+    async def settle(
+        self, carry: Carry | None, output: ThoughtPlan | InsufficientContext | None, replan: Any
+    ) -> ThoughtPlan | InsufficientContext | None:
+        """:meth:`apply`, then, for a later turn it left incomplete (or planned with no tool cue
+        of its own), the session candidates of :mod:`tao.loop.candidates` (``replan(request)``
+        plans one candidate request with the model)."""
+        done = self.apply(carry, output)
+        if carry is None or carry.settled:
+            return done
+        carry.settled = True
+        from tao.loop.candidates import settle
+
+        return await settle(self, carry, done, replan)
+
     def apply(
         self, carry: Carry | None, output: ThoughtPlan | InsufficientContext | None
     ) -> ThoughtPlan | InsufficientContext | None:

@@ -45,6 +45,9 @@ class Followup:
     ref_kind: str | None = None  # what the phrase names ("order", "room", ...) if it does
     ordinal: int | None = None  # "the first one" -> 1
     cues: list[str] = field(default_factory=list)
+    anchor: tuple[str, str] | None = None  # ("time" | "day", phrase): "at the same time", "那天"
+    person: str | None = None  # a pronoun for someone other than the speaker ("his", "她")
+    correction: str | None = None  # "I meant", "不对": the turn corrects the previous one
 
 
 _SWAP_ZH = re.compile(
@@ -169,6 +172,11 @@ def perceive_deltas(text: str, today: date, lexicon: Any = None) -> list[Delta]:
         out = [d for d in out if not (d.type == "DATE" and any(d.text in m.text for m in months))]
         if not any(d.type == "DATE" for d in out):
             out.extend(months)
+    from tao.loop.turn_cues import extra_deltas
+
+    extra = extra_deltas(text, out, lexicon)
+    if extra:  # in text order, as the rewrite replaces them
+        out = sorted([*out, *extra], key=lambda d: text.find(d.text) if d.text in text else len(text))
     return out
 
 
@@ -204,7 +212,8 @@ _FILL_ZH = re.compile(
 _FILL_EN = {
     "and", "what", "about", "how", "the", "for", "on", "in", "at", "then", "please", "same", "thing",
     "but", "instead", "as", "well", "now", "change", "switch", "move", "make", "set", "it", "that",
-    "this", "to", "one", "of", "is", "a", "an", "do", "does", "with",
+    "this", "to", "one", "of", "is", "a", "an", "do", "does", "with", "n", "&", "or", "plus", "pls",
+    "too", "also",
 }  # fmt: skip
 
 
@@ -232,10 +241,19 @@ def read_followup(
     previous: str = "",
 ) -> Followup:
     """Classify one request against the previous turn (see the module doc)."""
+    from tao.loop.turn_cues import anchor_of, correction_of, person_of
+    from thought_model.perception.normalize import normalize_request
+
     deltas = perceive_deltas(text, today, lexicon)
     if not has_previous:
         return Followup(CarryKind.NEW, deltas)
-    stripped = text.strip()
+    stripped = normalize_request(text).strip()  # simplified, width-folded: what the deltas were read on
+    fu = _classify(stripped, deltas, pending, previous)
+    fu.anchor, fu.person, fu.correction = anchor_of(stripped), person_of(stripped), correction_of(stripped)
+    return fu
+
+
+def _classify(stripped: str, deltas: list[Delta], pending: bool, previous: str) -> Followup:
     zh = is_zh(stripped)
     cues: list[str] = []
     swap = (_SWAP_ZH if zh else _SWAP_EN).search(stripped)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -322,7 +322,7 @@ class TaoLoop:
                 mark_error(span, out.error.error_type.value if out.error else None)
             if carry is not None and self.carry is not None:  # complete the output from the snapshot
                 got = out.output if out.error is None else None
-                filled = self.carry.apply(carry, got)
+                filled = await self.carry.settle(carry, got, self._replanner(session, deadline))
                 if filled is not got:
                     out = PlanOutcome(output=filled, stats={**out.stats, "carry_over": True}, text=out.text)
             stages.thought += (time.perf_counter() - t) * 1000
@@ -401,6 +401,32 @@ class TaoLoop:
                 )
                 strict = True
         return None, [], self._stop(traj, RunStatus.FAILED, last_error[0], last_error[1])
+
+    def _replanner(
+        self, session: SessionState, deadline: float
+    ) -> Callable[[str], Awaitable[ThoughtPlan | InsufficientContext | None]]:
+        """Plans one session candidate of the carry-over step (tao.loop.candidates) with all tools."""
+
+        async def replan(text: str) -> ThoughtPlan | InsufficientContext | None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            try:
+                out = await asyncio.wait_for(
+                    self.planner.plan(
+                        text,
+                        session,
+                        tools=self.executor.registry.names(),
+                        strict=False,
+                        deadline_s=remaining,
+                    ),
+                    remaining,
+                )
+            except Exception:  # a candidate that cannot be planned is not kept
+                return None
+            return out.output if out.error is None else None
+
+        return replan
 
     def _decide(self, request: str, session: SessionState, traj: Trajectory) -> PlanningDecision | None:
         """The planning decision of this turn (routing event + planning_decision event)."""

@@ -1,0 +1,439 @@
+"""Session candidates for a later turn the carry-over step left incomplete.
+
+The cue lists of :mod:`tao.loop.followup` miss many follow-ups ("sorry, I meant Sunday", "他的详细
+资料呢", "also put it on my calendar at the same time"): planned alone, such a turn comes back
+insufficient (no city, no date, no user id …) or as a plan of a tool the turn never named. When
+that happens, :func:`settle` builds candidates from the session and keeps the first one that plans
+completely:
+
+1. ``referent`` — a pronoun for a person ("his", "她") and an earlier turn that found one
+   (``find_user`` by phone, email or name) or named a user id: the model's plan with the session
+   user's id replaced by that person (the finding step chained in front), or the turn rewritten
+   with the person written in ("手机号138…的用户的详细资料呢");
+2. ``anchor`` — "at the same time", "the same day", "那天": the phrase replaced by the previous
+   turn's resolved time (and duration for a time), so the time anchor is the earlier turn's;
+3. ``swap`` — the previous plan with the turn's values put in (one copy of the plan per value
+   when the turn gives two of one kind: "Milan and Venice"); a value already in the previous plan
+   is the one being corrected ("lanzhou not chengdu") and is dropped; filter values of optional
+   enum arguments ("refunded", "已取消") are values too;
+4. ``missing`` — the fields the model said are missing written in from the snapshot (times,
+   durations, head counts, cities, ids; never free text or amounts);
+5. ``previous`` — an open question's request (or a failed previous turn's) + this turn.
+
+A candidate is kept when it gives a plan that checks against the tools' schemas, is not the
+previous turn's plan again, and (``referent``) uses the person. A turn whose plan came back
+complete is re-examined only when it has a referent or an anchor, or (a ``new`` turn) names no
+tool of its own — then only the ``swap`` may replace it. Every decision goes into the notes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, Iterator
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
+from tao.contracts.timeexpr import session_now
+from tao.loop.carryover import _WORDS, Carry, CarryStrategy, _is_time, _props, _resolve, accepts
+from tao.loop.followup import CarryKind, Delta, Followup, is_zh
+from tao.loop.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from tao.loop.carryover import CarryOver
+
+Output = ThoughtPlan | InsufficientContext | None
+Replan = Callable[[str], Awaitable[Output]]
+
+_FREE_TEXT = ("description", "title", "reason", "body", "subject", "value", "name", "amount", "to")
+_DAYTIME = re.compile(r"^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2})$")
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ENUM_ZH = {
+    "refunded": ("已退款", "退款的", "退了款"),
+    "cancelled": ("已取消", "取消的", "取消了的", "canceled"),
+    "shipped": ("已发货", "发货的", "发了货"),
+    "delivered": ("已签收", "已送达", "签收的"),
+    "in_transit": ("运输中", "在路上", "in transit"),
+    "pending": ("待处理", "待付款", "未付款", "pending"),
+    "paid": ("已付款", "已支付", "付了款"),
+    "issued": ("已开具", "已开", "开好的"),
+    "void": ("作废", "已作废"),
+    "submitted": ("已提交", "提交了的"),
+    "approved": ("已批准", "已通过", "批了的", "通过的"),
+    "rejected": ("驳回", "被拒", "没通过"),
+}
+
+
+# --------------------------------------------------------------------------- reading the turn
+@lru_cache(maxsize=8)
+def _tool_concepts(tools: tuple[str, ...]) -> frozenset[str]:
+    """Concepts of the routing lexicon that name a tool (a part of some tool's name)."""
+    from tao.loop.intent.lexicon import CONCEPTS
+
+    parts = {p.removesuffix("s") for t in tools for p in t.split("_")} | {
+        p for t in tools for p in t.split("_")
+    }
+    return frozenset(c for c in CONCEPTS if c in parts and c != "list")
+
+
+def own_cues(text: str, deltas: list[Delta], tools: tuple[str, ...]) -> set[str]:
+    """The tool-naming concepts of the turn once its values are taken out."""
+    from tao.loop.intent.lexicon import concepts_of
+
+    rest = text
+    for d in sorted(deltas, key=lambda d: -len(d.text)):
+        if d.text:
+            rest = rest.replace(d.text, " ")
+    return set(concepts_of(rest)) & _tool_concepts(tools)
+
+
+def enum_deltas(text: str, snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> list[Delta]:
+    """Filter values the turn names for the previous plan's optional enum arguments."""
+    low = text.lower()
+    out: list[Delta] = []
+    for st in snap.steps:
+        schema = schemas.get(st.tool, {})
+        req = set(schema.get("required") or [])
+        for name, prop in _props(schema).items():
+            enum = next((p.get("enum") for p in [prop, *(prop.get("anyOf") or [])] if p.get("enum")), None)
+            if name in req or not enum or any(d.type == f"ENUM:{name}" for d in out):
+                continue
+            for v in enum:
+                words = [str(v), str(v).replace("_", " "), *_ENUM_ZH.get(str(v), ())]
+                hit = next(
+                    (w for w in words if re.search(rf"(?<![a-z]){re.escape(w.lower())}(?![a-z])", low)), None
+                )
+                if hit is not None:
+                    out.append(Delta(f"ENUM:{name}", v, text[low.find(hit.lower()) :][: len(hit)]))
+                    break
+    return out
+
+
+# --------------------------------------------------------------------------- rendering values
+def render_value(name: str, value: Any, prop: dict[str, Any], zh: bool) -> str | None:
+    """How one snapshot value is written into a request (None: never carried as text)."""
+    if name in _FREE_TEXT or name == "user_id" or value is None or isinstance(value, (dict, list)):
+        return None
+    s = str(value)
+    if _is_time(prop):
+        if m := _DAYTIME.match(s):
+            return f"{m.group(1)} {m.group(2)}" if zh else f"on {m.group(1)} at {m.group(2)}"
+        if _DAY.match(s):
+            return s if zh else f"on {s}"
+        return None
+    if "duration" in name or name.endswith("_min"):
+        return f"{s}分钟" if zh else f"for {s} minutes"
+    if name == "capacity":
+        return f"{s}个人" if zh else f"for {s} people"
+    if "city" in name:
+        return s if zh else f"in {s}"
+    if name.endswith("_id"):
+        word = _WORDS.get(name, (name.removesuffix("_id"), name.removesuffix("_id")))
+        return f"{word[0]}{s}" if zh else f"{word[1]} {s}"
+    return None
+
+
+def _time_of(snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> tuple[str, str, int | None] | None:
+    """The previous plan's first resolved time argument: (name, value, duration_min or None)."""
+    for st in snap.steps:
+        props = _props(schemas.get(st.tool, {}))
+        for k, v in st.arguments.items():
+            if (
+                k in props
+                and _is_time(props[k])
+                and isinstance(v, str)
+                and (_DAYTIME.match(v) or _DAY.match(v))
+            ):
+                dur = next(
+                    (x for n, x in st.arguments.items() if "duration" in n and isinstance(x, int)), None
+                )
+                return k, v, dur
+    return None
+
+
+def anchor_request(text: str, fu: Followup, snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> str | None:
+    """The turn with its anchor phrase replaced by the previous turn's time."""
+    if fu.anchor is None:
+        return None
+    got = _time_of(snap, schemas)
+    if got is None:
+        return None
+    kind, phrase = fu.anchor
+    _, value, dur = got
+    zh = is_zh(text)
+    m = _DAYTIME.match(value)
+    day = m.group(1) if m else value
+    if kind == "time" and m:
+        new = f"{day} {m.group(2)}" if zh else f"on {day} at {m.group(2)}"
+        if dur is not None:
+            new += f"，{dur}分钟" if zh else f" for {dur} minutes"
+    else:
+        new = day if zh else f"on {day}"
+    return text.replace(phrase, new, 1) if phrase in text else None
+
+
+# --------------------------------------------------------------------------- the person referent
+def person_referent(snap: Snapshot, session: SessionState) -> tuple[dict[str, Any] | None, str | None]:
+    """(the step that found the person, its arguments) or (None, a user id other than the
+    speaker's) from the previous turn; (None, None) when it names nobody."""
+    for st in snap.steps:
+        if "user_id" in st.extracted or st.tool.startswith("find_user"):
+            args = {k: v for k, v in st.arguments.items() if k in ("phone", "email", "name") and v}
+            if args:
+                return {"tool": st.tool, "arguments": args}, None
+    for st in snap.steps:
+        uid = st.arguments.get("user_id")
+        if isinstance(uid, str) and uid != session.user_id and not uid.startswith("${"):
+            return None, uid
+    return None, None
+
+
+def _person_text(step: dict[str, Any] | None, uid: str | None, zh: bool) -> str:
+    if step is None:
+        return f"用户{uid}" if zh else f"user {uid}"
+    (k, v), *_ = step["arguments"].items()
+    if zh:
+        return {"phone": f"手机号{v}的用户", "email": f"邮箱{v}的用户"}.get(k, f"用户{v}")
+    return {"phone": f"the user with phone {v}", "email": f"the user with email {v}"}.get(k, str(v))
+
+
+def person_request(text: str, pron: str, step: dict[str, Any] | None, uid: str | None) -> str:
+    """The turn with the pronoun replaced by the person ("their calendar" -> "the calendar of the
+    user with phone …")."""
+    zh = is_zh(text)
+    who = _person_text(step, uid, zh)
+    if zh:
+        return text.replace(pron, who, 1)
+    m = re.search(rf"\b{re.escape(pron)}\s+([A-Za-z]+)", text)
+    if m and pron.lower() in ("their", "his", "her"):
+        return text[: m.start()] + f"the {m.group(1)} of {who}" + text[m.end() :]
+    return re.sub(rf"\b{re.escape(pron)}\b", who, text, count=1)
+
+
+def substitute_person(
+    plan: ThoughtPlan, step: dict[str, Any] | None, uid: str | None, session: SessionState
+) -> ThoughtPlan | None:
+    """The plan with the speaker's user id replaced by the person (a finding step chained first)."""
+    me = session.user_id
+    if not me or not any(s.arguments.get("user_id") == me for s in plan.steps):
+        return None
+    rows: list[dict[str, Any]] = []
+    shift = 1 if step is not None else 0
+    if step is not None:
+        rows.append({"step_id": "t1", "tool": step["tool"], "arguments": dict(step["arguments"])})
+    for i, s in enumerate(plan.steps):
+        args = {k: _shift_ref(v, shift) for k, v in s.arguments.items()}
+        deps = [_shift_id(d, shift) for d in s.dependencies]
+        if args.get("user_id") == me:
+            args["user_id"] = "${t1.user_id}" if step is not None else uid
+            if step is not None and "t1" not in deps:
+                deps.append("t1")
+        rows.append({"step_id": f"t{i + 1 + shift}", "tool": s.tool, "arguments": args, "dependencies": deps})
+    return ThoughtPlan.model_validate({"intent": plan.intent, "steps": rows})
+
+
+def _shift_id(sid: str, n: int) -> str:
+    return f"t{int(sid[1:]) + n}" if re.fullmatch(r"t\d+", sid) else sid
+
+
+def _shift_ref(v: Any, n: int) -> Any:
+    if isinstance(v, str) and n:
+        return re.sub(r"\$\{t(\d+)\.", lambda m: "${t" + str(int(m.group(1)) + n) + ".", v)
+    return v
+
+
+# --------------------------------------------------------------------------- checks
+def _key(tool: str, args: dict[str, Any], session: SessionState) -> tuple[str, str]:
+    now = session_now(session)
+    return tool, json.dumps(
+        {k: _resolve(v, session, now) for k, v in args.items()}, sort_keys=True, default=str
+    )
+
+
+def complete(co: CarryOver, got: Output, snap: Snapshot, session: SessionState) -> bool:
+    """A plan whose steps check against their schemas and that is not the previous plan again."""
+    if not isinstance(got, ThoughtPlan) or not got.steps:
+        return False
+    for s in got.steps:
+        schema = co.schemas.get(s.tool)
+        if schema is None or not accepts(schema, dict(s.arguments)):
+            return False
+    prev = [_key(s.tool, s.arguments, session) for s in snap.steps]
+    return [_key(s.tool, dict(s.arguments), session) for s in got.steps] != prev
+
+
+def _uses(plan: ThoughtPlan, value: Any) -> bool:
+    text = json.dumps([s.arguments for s in plan.steps], ensure_ascii=False).lower()
+    return str(value).lower() in text
+
+
+# --------------------------------------------------------------------------- the candidates
+def swap_plan(co: CarryOver, carry: Carry, deltas: list[Delta]) -> ThoughtPlan | None:
+    """The previous plan with ``deltas`` put in (one copy per value of a repeated kind)."""
+    snap, session = carry.snap, carry.session or SessionState()
+    if snap is None or not snap.steps or not deltas:
+        return None
+    prev_vals = {str(v).lower() for s in snap.steps for v in s.arguments.values()}
+    by_type: dict[str, list[Delta]] = {}
+    for d in deltas:
+        by_type.setdefault(d.type, []).append(d)
+    for t, ds in by_type.items():  # "lanzhou not chengdu": the value already there is the old one
+        if len(ds) > 1:
+            by_type[t] = [d for d in ds if str(d.value).lower() not in prev_vals] or ds
+    multi = next((t for t, ds in by_type.items() if len(ds) > 1), None)
+    rest = [d for t, ds in by_type.items() if t != multi for d in ds]
+    variants = [[d, *rest] for d in by_type[multi]] if multi else [rest]
+    if multi and any(s.dependencies for s in snap.steps):
+        return None
+    rows: list[dict[str, Any]] = []
+    now = session_now(session)
+    for v in variants:
+        tmp = Carry(
+            CarryKind.SWAP, carry.original, carry.original, carry.strategy, Followup(CarryKind.SWAP, v)
+        )
+        tmp.session, tmp.slots, tmp.prev_tools = session, dict(snap.entities), [s.tool for s in snap.steps]
+        if co._swap(tmp, snap, session, now, is_zh(carry.original)) or tmp.base_steps is None:
+            return None
+        rows.extend(tmp.base_steps)
+    seen: set[str] = set()
+    uniq = []
+    for r in rows:
+        k = json.dumps([r["tool"], r["arguments"]], sort_keys=True, default=str)
+        if k not in seen:
+            seen.add(k)
+            uniq.append(r)
+    if multi:
+        for i, r in enumerate(uniq):
+            r["step_id"] = f"t{i + 1}"
+    return ThoughtPlan.model_validate({"intent": snap.intent or uniq[0]["tool"], "steps": uniq})
+
+
+def missing_request(
+    co: CarryOver, carry: Carry, text: str, ins: InsufficientContext, must: list[Any]
+) -> str | None:
+    """The turn with the fields the model found missing written in from the snapshot; a day the
+    turn gives without a clock takes the previous turn's clock time. The values written in are
+    appended to ``must`` (a kept plan uses them)."""
+    snap = carry.snap
+    if snap is None or not ins.required_fields:
+        return None
+    zh = is_zh(text)
+    props: dict[str, dict[str, Any]] = {}
+    for schema in co.schemas.values():
+        for k, p in _props(schema).items():
+            props.setdefault(k, p)
+    added: list[str] = []
+    out = text
+    got = _time_of(snap, co.schemas)
+    session = carry.session or SessionState()
+    day = next((d for d in carry.followup.deltas if d.type == "DATE" and not d.time_only), None)
+    merged_day = False
+    if day is not None and got is not None and (m := _DAYTIME.match(got[1])) and day.text in out:
+        resolved = _resolve(day.value, session, session_now(session))
+        if isinstance(resolved, str) and _DAY.match(resolved):  # a day alone keeps the earlier clock
+            merged = render_value(got[0], f"{resolved} {m.group(2)}", props.get(got[0], {}), zh)
+            if merged:
+                out, merged_day = out.replace(day.text, merged, 1), True
+                must.append(f"{resolved} {m.group(2)}")
+    for f in ins.required_fields:
+        v = carry.slots.get(f)
+        if f in props and _is_time(props[f]):
+            if merged_day:
+                continue
+            v = got[1] if got is not None else v
+        r = render_value(f, v, props.get(f, {}), zh) if f in props else None
+        if r is None:
+            return None
+        added.append(r)
+        must.append(v)
+    if added:
+        out = out.rstrip("。.？?！! ") + ("，" + "，".join(added) if zh else " " + " ".join(added))
+    return out if out != text else None
+
+
+async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Output:
+    """See the module doc."""
+    snap, session = carry.snap, carry.session or SessionState()
+    if snap is None or carry.strategy is CarryStrategy.OFF:
+        return out
+    if carry.kind is CarryKind.SWAP and carry.base_steps is not None:
+        return out
+    fu, text = carry.followup, carry.original
+    deltas = [*fu.deltas, *enum_deltas(text, snap, co.schemas)]
+    tools = tuple(sorted(co.schemas))
+    step, uid = person_referent(snap, session) if fu.person else (None, None)
+    person = fu.person is not None and (step is not None or uid is not None)
+    planned = isinstance(out, ThoughtPlan)
+    cues = own_cues(text, deltas, tools)
+    prev_cues = own_cues(snap.effective_request or snap.request, [], tools)
+    pending_cues = own_cues(snap.pending.request, [], tools) if snap.pending is not None else set()
+    answer_off = carry.kind is CarryKind.ANSWER and bool(cues - pending_cues)  # its own task
+    if planned and not (person or fu.anchor or answer_off) and (carry.kind is not CarryKind.NEW or cues):
+        return out
+    only_swap = planned and not (person or fu.anchor or answer_off)
+
+    def candidates() -> Iterator[tuple[str, CarryKind, str | None, ThoughtPlan | None, list[Any]]]:
+        if answer_off:
+            yield "alone", CarryKind.NEW, text, None, []
+        if person and not only_swap:
+            who = uid if step is None else next(iter(step["arguments"].values()))
+            if (
+                isinstance(out, ThoughtPlan)
+                and (sub := substitute_person(out, step, uid, session)) is not None
+            ):
+                yield "referent", CarryKind.REFER, None, sub, [who]
+            yield "referent", CarryKind.REFER, person_request(text, fu.person or "", step, uid), None, [who]
+        if fu.anchor is not None and not only_swap and (req := anchor_request(text, fu, snap, co.schemas)):
+            got = _time_of(snap, co.schemas)
+            yield "anchor", CarryKind.REFER, req, None, [got[1][:10]] if got else []
+        new_words = bool(cues - prev_cues)
+        if deltas and not new_words and (fu.correction or not _new_topic(text, deltas, snap)):
+            yield "swap", CarryKind.SWAP, None, swap_plan(co, carry, deltas), []
+        if planned:
+            return
+        must: list[Any] = []
+        if isinstance(out, InsufficientContext) and (req := missing_request(co, carry, text, out, must)):
+            yield "missing", CarryKind.REFER, req, None, must
+        prior = snap.pending.request if snap.pending is not None else None
+        if prior is None and not snap.steps:
+            prior = snap.effective_request or snap.request
+        if prior:
+            sep = "，" if is_zh(text) else ", "
+            yield "previous", CarryKind.ANSWER, prior.rstrip("。.？?！! ") + sep + text, None, []
+
+    for source, kind, req, plan, must in candidates():
+        got: Output = plan
+        if plan is None and req is not None:
+            got = await replan(req)
+            if isinstance(got, ThoughtPlan):
+                got = co._fill(carry, got)
+            elif isinstance(got, InsufficientContext) and source not in ("missing", "alone"):
+                again = missing_request(co, carry, req, got, must)
+                if again is not None:
+                    got, req = await replan(again), again
+        if source == "alone" and isinstance(got, InsufficientContext):
+            carry.notes.append("candidate alone kept: the answer names a task of its own")
+            carry.candidate, carry.kind, carry.request = source, kind, text
+            return got
+        if not complete(co, got, snap, session):
+            carry.notes.append(f"candidate {source}: {'no plan' if got is None else 'incomplete'}")
+            continue
+        assert isinstance(got, ThoughtPlan)
+        if any(not _uses(got, v) for v in must):
+            carry.notes.append(f"candidate {source}: the plan does not use {must}")
+            continue
+        before = "a plan" if planned else ("insufficient " + str(out.required_fields) if out else "no plan")
+        carry.notes.append(f"candidate {source} kept (the turn planned alone gave {before})")
+        carry.candidate, carry.kind = source, kind
+        if req is not None:
+            carry.request = req
+        return got
+    return out
+
+
+def _new_topic(text: str, deltas: list[Delta], snap: Snapshot) -> bool:
+    from tao.loop.followup import new_topic
+    from thought_model.perception.normalize import normalize_request
+
+    return new_topic(normalize_request(text), deltas, snap.effective_request or snap.request)

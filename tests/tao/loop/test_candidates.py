@@ -1,0 +1,255 @@
+"""Session candidates of the carry-over step (tao/loop/candidates.py) and the turn cues
+(tao/loop/turn_cues.py): hand-made snapshots, a scripted stand-in for the plan model."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date, datetime
+
+from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
+from tao.domains import load_domain
+from tao.loop.candidates import own_cues, settle
+from tao.loop.carryover import CarryConfig, CarryOver
+from tao.loop.followup import CarryKind, perceive_deltas
+from tao.loop.snapshot import PendingSnap, Snapshot, StepSnap
+from tao.loop.turn_cues import anchor_of, correction_of, extra_deltas, person_of
+
+NOW = datetime.fromisoformat("2026-06-10T10:00:00+08:00")
+SESSION = SessionState(session_id="s1", user_id="U00000001", now=NOW)
+DOMAIN = load_domain(None)
+SCHEMAS = {t.name: t.args_schema for t in DOMAIN.tools}
+CO = CarryOver(SCHEMAS, CarryConfig(lexicon=DOMAIN.lexicon))
+
+
+def snap(steps: list[tuple[str, dict]], request: str, **kw) -> Snapshot:
+    rows = [StepSnap(step_id=f"t{i + 1}", tool=t, arguments=a) for i, (t, a) in enumerate(steps)]
+    ents = {k: v for _, a in steps for k, v in a.items()}
+    return Snapshot(turn=1, request=request, effective_request=request, steps=rows, entities=ents, **kw)
+
+
+def plan(*steps: tuple[str, dict]) -> ThoughtPlan:
+    return ThoughtPlan.model_validate(
+        {
+            "intent": steps[0][0],
+            "steps": [{"step_id": f"t{i + 1}", "tool": t, "arguments": a} for i, (t, a) in enumerate(steps)],
+        }
+    )
+
+
+class Script:
+    """The plan model's stand-in: request -> output, and the requests it was asked."""
+
+    def __init__(self, answers: dict[str, ThoughtPlan | InsufficientContext]) -> None:
+        self.answers, self.asked = answers, []
+
+    async def __call__(self, text: str) -> ThoughtPlan | InsufficientContext | None:
+        self.asked.append(text)
+        return self.answers.get(text)
+
+
+def run(request: str, s: Snapshot, first, answers: dict | None = None):
+    carry = CO.prepare(request, SESSION, s)
+    script = Script(answers or {})
+    out = asyncio.run(settle(CO, carry, CO.apply(carry, first), script))
+    return carry, out, script
+
+
+def steps_of(out) -> list[tuple[str, dict]]:
+    assert isinstance(out, ThoughtPlan), out
+    return [(s.tool, dict(s.arguments)) for s in out.steps]
+
+
+# --------------------------------------------------------------------------- turn cues
+def test_turn_cues() -> None:
+    assert anchor_of("also put it on my calendar at the same time") == ("time", "at the same time")
+    assert anchor_of("同一时间再建个日程") == ("time", "同一时间")
+    assert anchor_of("what's on my calendar the same day?") == ("day", "the same day")
+    assert anchor_of("那天我有什么日程") == ("day", "那天")
+    assert anchor_of("what's the weather tomorrow") is None
+    assert person_of("他的详细资料呢") == "他" and person_of("其他订单") is None
+    assert person_of("their profile pls") == "their" and person_of("my profile") is None
+    assert correction_of("sorry, I meant Sunday") and correction_of("哎不对，人数是12个")
+    assert correction_of("what about Friday") is None
+
+
+def test_extra_deltas_headcount_currency_typo_and_coordinated_city() -> None:
+    lex = DOMAIN.lexicon
+    assert [(d.type, d.value) for d in extra_deltas("人数是12个", [], lex)] == [("NUM", 12)]
+    assert [(d.type, d.value) for d in extra_deltas("refund £24.99 please", [], lex)] == [("AMOUNT", 24.99)]
+    assert [(d.type, d.value) for d in extra_deltas("and shenzen", [], lex)] == [("CITY", "Shenzhen")]
+    got = perceive_deltas("what about Milan and Venice?", date(2026, 6, 10), lex)
+    assert [(d.type, d.value) for d in got] == [("CITY", "Milan"), ("CITY", "Venice")]
+    assert extra_deltas("and the weather", [], lex) == []  # 'weather' is no city one letter off
+
+
+def test_own_cues_name_tools_once_values_are_out() -> None:
+    tools = tuple(sorted(SCHEMAS))
+    assert own_cues("sorry, I meant Sunday", [], tools) == set()
+    assert "calendar" in own_cues("what's on my calendar the same day?", [], tools)
+    assert own_cues("last month", [], tools) == set()  # 'list' words are time words, not a tool
+
+
+# --------------------------------------------------------------------------- swap candidates
+def test_correction_swaps_the_previous_plan_when_planned_alone_is_wrong() -> None:
+    s = snap([("get_weather", {"city": "Paris", "date": "2026-06-13"})], "weather in Paris on Saturday")
+    carry, out, _ = run(
+        "sorry, I meant Sunday", s, plan(("list_calendar_events", {"date": "@day_after_tomorrow"}))
+    )
+    assert steps_of(out) == [("get_weather", {"city": "Paris", "date": "2026-06-14"})]
+    assert carry.candidate == "swap" and carry.kind is CarryKind.SWAP
+    assert any("candidate swap kept" in n for n in carry.notes)
+
+
+def test_the_value_being_corrected_is_dropped() -> None:
+    s = snap(
+        [("get_weather", {"city": "Chengdu", "date": "2026-06-11"})], "what's the weather in chengdu tomorrow"
+    )
+    _, out, _ = run("oops i meant lanzhou not chengdu", s, InsufficientContext(required_fields=["city"]))
+    assert steps_of(out) == [("get_weather", {"city": "Lanzhou", "date": "2026-06-11"})]
+
+
+def test_two_values_of_one_kind_fan_out() -> None:
+    s = snap([("get_weather", {"city": "Rome", "date": "2026-06-11"})], "weather in Rome tomorrow?")
+    carry = CO.prepare("what about Milan and Venice?", SESSION, s)
+    assert carry.kind is CarryKind.SWAP and carry.base_steps is not None
+    assert [b["arguments"] for b in carry.base_steps] == [
+        {"city": "Milan", "date": "2026-06-11"},
+        {"city": "Venice", "date": "2026-06-11"},
+    ]
+
+
+def test_filter_value_swap_keeps_the_rest() -> None:
+    s = snap([("list_orders", {"user_id": "U00000001", "period": "2026-06"})], "list my orders this month")
+    _, out, _ = run("what about refunded?", s, InsufficientContext(required_fields=["order_id", "amount"]))
+    assert steps_of(out) == [
+        ("list_orders", {"user_id": "U00000001", "period": "2026-06", "status": "refunded"})
+    ]
+    s2 = snap(
+        [("list_orders", {"user_id": "U00000001", "period": "2026-06", "status": "shipped"})],
+        "查下我这个月已发货的订单",
+    )
+    _, out2, _ = run("那已取消的呢", s2, InsufficientContext(required_fields=["reason"]))
+    assert steps_of(out2)[0][1]["status"] == "cancelled"
+
+
+def test_a_new_id_without_a_tool_cue_swaps_into_the_previous_plan() -> None:
+    s = snap(
+        [("list_user_calendar_events", {"user_id": "U30182245", "date": "2026-06-11"})],
+        "U30182245 明天的日程",
+    )
+    carry, out, _ = run("再看看 U30182246", s, plan(("get_user_profile", {"user_id": "U30182246"})))
+    assert steps_of(out) == [("list_user_calendar_events", {"user_id": "U30182246", "date": "2026-06-11"})]
+    assert carry.candidate == "swap"
+
+
+def test_a_turn_naming_its_own_tool_keeps_its_plan() -> None:
+    s = snap([("get_weather", {"city": "北京", "date": "2026-06-11"})], "北京明天天气")
+    first = plan(("list_expenses", {"user_id": "U00000001", "period": "2026-05"}))
+    carry, out, script = run("我上个月的报销单", s, first)
+    assert out is first and carry.candidate is None and script.asked == []
+
+
+# --------------------------------------------------------------------------- referents, anchors
+def test_person_pronoun_chains_the_finding_step() -> None:
+    s = snap([("find_user", {"email": "chen.li@corp.com"})], "who has the email chen.li@corp.com")
+    carry, out, _ = run("their profile pls", s, plan(("get_user_profile", {"user_id": "U00000001"})))
+    assert steps_of(out) == [
+        ("find_user", {"email": "chen.li@corp.com"}),
+        ("get_user_profile", {"user_id": "${t1.user_id}"}),
+    ]
+    assert carry.candidate == "referent" and carry.kind is CarryKind.REFER
+
+
+def test_person_pronoun_rewrite_is_planned_and_must_use_the_person() -> None:
+    s = snap([("find_user", {"phone": "13812345678"})], "帮我查一下手机号13812345678是谁")
+    chain = plan(("find_user", {"phone": "13812345678"}), ("get_user_profile", {"user_id": "${t1.user_id}"}))
+    carry, out, script = run(
+        "他的详细资料呢",
+        s,
+        InsufficientContext(required_fields=["user_id"]),
+        {"手机号13812345678的用户的详细资料呢": chain},
+    )
+    assert script.asked[0] == "手机号13812345678的用户的详细资料呢"
+    assert steps_of(out) == steps_of(chain) and carry.request == "手机号13812345678的用户的详细资料呢"
+    # a plan that ignores the person is not kept
+    _, out2, _ = run(
+        "他的详细资料呢",
+        s,
+        InsufficientContext(required_fields=["user_id"]),
+        {"手机号13812345678的用户的详细资料呢": plan(("get_user_profile", {"user_id": "U00000001"}))},
+    )
+    assert isinstance(out2, InsufficientContext)
+
+
+def test_same_time_is_the_previous_turns_resolved_time() -> None:
+    s = snap(
+        [("book_meeting_room", {"room_id": "R102", "start": "2026-06-11 15:00", "duration_min": 60})],
+        "book R102 tomorrow at 3pm for an hour",
+    )
+    want = "also put 'design review' on my calendar on 2026-06-11 at 15:00 for 60 minutes"
+    ev = plan(
+        ("create_calendar_event", {"title": "design review", "start": "2026-06-11 15:00", "duration_min": 60})
+    )
+    carry, out, script = run(
+        "also put 'design review' on my calendar at the same time",
+        s,
+        InsufficientContext(required_fields=["start", "duration_min"]),
+        {want: ev},
+    )
+    assert script.asked[0] == want and steps_of(out) == steps_of(ev) and carry.candidate == "anchor"
+
+
+def test_missing_fields_come_from_the_snapshot_and_a_day_keeps_the_clock() -> None:
+    s = snap(
+        [("find_meeting_room", {"start": "2026-06-11 14:00", "duration_min": 90, "capacity": 6})],
+        "find a room for 6 people on Thursday at 2pm for 90 minutes",
+    )
+    want = "book R105 for on 2026-06-19 at 14:00 then for 90 minutes"
+    bk = plan(("book_meeting_room", {"room_id": "R105", "start": "2026-06-19 14:00", "duration_min": 90}))
+    carry, out, script = run(
+        "book R105 for next Friday then", s, InsufficientContext(required_fields=["duration_min"]), {want: bk}
+    )
+    assert script.asked == [want] and steps_of(out) == steps_of(bk) and carry.candidate == "missing"
+
+
+def test_no_candidate_plans_completely_keeps_the_insufficient_answer() -> None:
+    s = snap(
+        [
+            (
+                "submit_expense",
+                {"amount": 45, "category": "meal", "date": "2026-06-09", "description": "team lunch"},
+            )
+        ],
+        "submit a meal expense",
+    )
+    ins = InsufficientContext(required_fields=["amount", "description"])
+    carry, out, _ = run("还有一顿晚饭也要报，同一天", s, ins)
+    assert out == ins and carry.candidate is None
+    assert any(n.startswith("candidate anchor") for n in carry.notes)
+
+
+def test_an_open_question_answered_with_an_unread_value_uses_the_previous_request() -> None:
+    s = Snapshot(turn=1, request="幫我找間會議室", effective_request="幫我找間會議室", status="failed")
+    want = "幫我找間會議室，15人"
+    fr = plan(("find_meeting_room", {"start": "2026-06-15 10:00", "duration_min": 60, "capacity": 15}))
+    carry, out, _ = run("15人", s, InsufficientContext(required_fields=["start", "duration_min"]), {want: fr})
+    assert steps_of(out) == steps_of(fr) and carry.candidate == "previous" and carry.kind is CarryKind.ANSWER
+
+
+def test_an_answer_naming_another_task_is_planned_alone() -> None:
+    s = Snapshot(
+        turn=1,
+        request="帮我建个日程",
+        effective_request="帮我建个日程",
+        pending=PendingSnap(
+            request="帮我建个日程", intent="create_calendar_event", required_fields=["title"]
+        ),
+    )
+    ins = InsufficientContext(required_fields=["date"])
+    carry, out, script = run(
+        "深圳天气怎么样",
+        s,
+        plan(("create_calendar_event", {"title": "深圳", "start": "@tomorrow T16:00", "duration_min": 60})),
+        {"深圳天气怎么样": ins},
+    )
+    assert carry.kind is CarryKind.NEW and script.asked == ["深圳天气怎么样"] and out == ins
