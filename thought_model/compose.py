@@ -47,6 +47,7 @@ from tao.contracts.plan import MAX_STEPS, REF_PATTERN
 from thought_model.clauses import Clause, is_zh, renumber, split_request
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
 from thought_model.entities import ME_SLOT, SLOT_TOKEN_RE, Perception, perceive
+from thought_model.evidence import prune_unasked
 from thought_model.fanout import fan_out
 from thought_model.sufficiency import (
     Decision,
@@ -267,6 +268,7 @@ class ComposerConfig:
     sufficiency: SufficiencyConfig = field(default_factory=SufficiencyConfig)
     clean_whole: bool = True  # whole-request plan: drop repeated steps and a stray session-user chain
     fan_out: bool = True  # final plan: one step per value of a coordinated list (thought_model.fanout)
+    prune: bool = True  # final plan: drop steps the request gives no word for (thought_model.evidence)
     # code checks the model's insufficient_context answers (thought_model.sufficiency)
 
 
@@ -296,6 +298,7 @@ class ComposingEngine(PlanEngine):
         intent_shapes: dict[tuple, str] | None = None,
         splitter: Callable[[Perception], list[Clause]] = split_request,
         intent_steps: dict[str, list[tuple[str, dict[str, Any]]]] | None = None,
+        value_words: dict[str, dict[str, list[str]]] | None = None,
     ) -> None:
         self.inner = inner
         reference = tools is None
@@ -305,7 +308,9 @@ class ComposingEngine(PlanEngine):
         self.cfg = config or ComposerConfig()
         if intent_steps is None:
             intent_steps = reference_intent_steps() if reference or _is_reference(tools) else {}
-        self.sufficiency = SufficiencyCheck(tools, intent_steps, config=self.cfg.sufficiency)
+        self.sufficiency = SufficiencyCheck(
+            tools, intent_steps, config=self.cfg.sufficiency, value_words=value_words
+        )
         self.intent_shapes = reference_intent_shapes() if intent_shapes is None else intent_shapes
         self.splitter = splitter
         codec = getattr(inner, "codec", None)
@@ -444,7 +449,8 @@ class ComposingEngine(PlanEngine):
             else self._clause_request(job.req, job.clauses[k])
         )
         slots = list(req.perception.slots) if req.perception is not None else []
-        verdict = self.sufficiency.judge(res.output, slots, user_known)
+        masked = req.perception.masked if req.perception is not None else None
+        verdict = self.sufficiency.judge(res.output, slots, user_known, masked)
         if verdict.decision is Decision.FIELDS:
             ins = self.sufficiency.corrected(res.output, verdict)
             fixed = replace(res, output=ins, text=ins.model_dump_json(exclude_none=True))
@@ -526,10 +532,13 @@ class ComposingEngine(PlanEngine):
         return None
 
     def _finish(self, job: _Job, res: PlanResult) -> PlanResult:
-        """The code passes on the final plan: fan-out over coordinated lists of values."""
+        """The code passes on the final plan: steps nobody asked for dropped, then fan-out over
+        coordinated lists of values."""
         if not res.ok or not isinstance(res.output, ThoughtPlan):
             return res
         plan = res.output
+        if self.cfg.prune:
+            plan = prune_unasked(plan, job.req.text, job.perception.slots)
         if self.cfg.fan_out:
             plan = fan_out(plan, job.perception)
         if plan is res.output:
@@ -832,8 +841,16 @@ def compose_enabled(flag: bool | None = None) -> bool:
 
 
 def maybe_composing(
-    engine: PlanEngine, enabled: bool | None = None, tools: Sequence[ToolSpec] | None = None
+    engine: PlanEngine,
+    enabled: bool | None = None,
+    tools: Sequence[ToolSpec] | None = None,
+    intent_steps: dict[str, list[tuple[str, dict[str, Any]]]] | None = None,
+    value_words: dict[str, dict[str, list[str]]] | None = None,
 ) -> PlanEngine:
     """``engine`` wrapped in a :class:`ComposingEngine` when the hybrid is selected, else as is
-    (the hook for ``load_engine`` / the planner: one call after the engine is built)."""
-    return ComposingEngine(engine, tools) if compose_enabled(enabled) else engine
+    (the hook for ``load_engine`` / the planner: one call after the engine is built);
+    ``intent_steps`` / ``value_words``: the trained intents' plans and the enum words of a user
+    registry (from its checkpoint), for the sufficiency check."""
+    if not compose_enabled(enabled):
+        return engine
+    return ComposingEngine(engine, tools, intent_steps=intent_steps, value_words=value_words)

@@ -128,7 +128,10 @@ _PHONE_RULE = ("PHONE", re.compile(r"(?<![0-9])1[3-9][0-9]{9}(?![0-9])"), False)
 _AMOUNT = re.compile(
     r"(?:[¥￥$]\s?(?P<a1>[0-9]+(?:\.[0-9]+)?))"
     r"|(?:(?P<a2>[0-9]+(?:\.[0-9]+)?)\s?(?:元|块钱|块|rmb|RMB|yuan|CNY|dollars?|usd|USD)(?![A-Za-z]))"
-    r"|(?:(?:退款|退|金额|amount(?: of)?|refund(?: of)?|报销)\s?(?:为|是|:|：)?\s?(?P<a3>[0-9]+(?:\.[0-9]+)?)(?![0-9.\-/]))",
+    r"|(?:(?:退款|退|金额|amount(?: of)?|refund(?: of)?|报销|(?:expense|claim|reimbursement) of|costing|cost|spent)"
+    r"\s?(?:为|是|:|：)?\s?(?P<a3>[0-9]+(?:\.[0-9]+)?)(?![0-9.\-/]))"
+    # "a 45.5 meal expense": a bare number before an expense noun (one optional category word)
+    r"|(?:\b(?:an?|the)\s(?P<a4>[0-9]+(?:\.[0-9]+)?)(?=\s(?:[a-z]+\s)?(?:expense|claim|reimbursement)))",
     re.I,
 )
 _DUR = re.compile(
@@ -239,6 +242,16 @@ _EN_STOP = {
     "This",
     "Thanks",
     "Thank",
+    "Thx",
+    "Cheers",
+    "Regards",
+    "Best",
+    "Greetings",
+    "Sure",
+    "Great",
+    "Perfect",
+    "Cool",
+    "Awesome",
     "Pls",
     "Plz",
     "Kindly",
@@ -808,8 +821,8 @@ def perceive(
         spans.add("TEXT", a, b, text, t)
     _add_datetimes(text, spans, today, ranges)
     for m in _AMOUNT.finditer(text):
-        g = "a1" if m.group("a1") else "a2" if m.group("a2") else "a3"
-        a = m.start() if g != "a3" else m.start(g)
+        g = next(k for k in ("a1", "a2", "a3", "a4") if m.group(k))
+        a = m.start() if g in ("a1", "a2") else m.start(g)
         spans.add("AMOUNT", a, m.end(), text, float(m.group(g)))
     for m in _COUNT.finditer(text):
         n = _num(m.group("n"))

@@ -120,3 +120,15 @@ def test_a_surname_with_a_particle_is_no_name() -> None:
     assert not any(k.startswith("<NAME") for k in slots)
     assert perceive("查一下王芳吧", today=TODAY).slots == {"<NAME1>": "王芳"}
     assert perceive("查一下王小明吧", today=TODAY).slots == {"<NAME1>": "王小明"}
+
+
+def test_bare_expense_amounts_and_sign_off_words() -> None:
+    """A number before an expense noun or after 'expense of' is an amount; a sign-off word is no name."""
+    today = date(2026, 5, 11)
+    p = perceive("Submit a 45.5 meal expense for today, description: team lunch", today=today)
+    assert p.slots.get("<AMOUNT1>") == 45.5
+    p = perceive("Submit a travel expense of 560 for yesterday, description: train", today=today)
+    assert p.slots.get("<AMOUNT1>") == 560.0
+    assert "<AMOUNT1>" not in perceive("the 2 rooms for 3 people", today=today).slots
+    p = perceive("Cheers, what is the weather in Berlin", today=today)
+    assert not any(t.startswith("<NAME") for t in p.slots)
