@@ -451,6 +451,10 @@ def parse_output(
                         k: _substitute(v, perception, session) for k, v in s["arguments"].items()
                     }
         plan = ThoughtPlan.model_validate(obj)
+        if tools:
+            from thought_model.ref_repair import repair_references
+
+            plan = repair_references(plan, tools, perception)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(x) for x in first.get("loc", ()))
