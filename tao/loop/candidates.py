@@ -38,6 +38,7 @@ from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
 from tao.contracts.timeexpr import session_now
 from tao.loop.carryover import _WORDS, Carry, CarryStrategy, _is_time, _props, _resolve, accepts
 from tao.loop.followup import CarryKind, Delta, Followup, is_zh
+from tao.loop.referent import asked_person, person_referent, person_request, substitute_person
 from tao.loop.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -134,8 +135,33 @@ def render_value(name: str, value: Any, prop: dict[str, Any], zh: bool) -> str |
     return None
 
 
+def _asked_time(snap: Snapshot) -> tuple[str, str, int | None] | None:
+    """The time an open question's request gave, resolved at that turn's clock ("帮我建个日程，明天
+    下午4点" left open for its title): (``start`` or ``date``, value, duration or None)."""
+    from datetime import datetime
+
+    from tao.loop.followup import perceive_deltas
+
+    if snap.pending is None or not snap.now:
+        return None
+    then = SessionState(now=datetime.fromisoformat(snap.now))
+    ds = perceive_deltas(snap.pending.request, session_now(then).date())
+    day = next((d for d in ds if d.type == "DATE"), None)
+    if day is None:
+        return None
+    v = _resolve(day.value, then, session_now(then))
+    dur = next((d.value for d in ds if d.type == "DUR" and isinstance(d.value, int)), None)
+    if isinstance(v, str) and _DAYTIME.match(v):
+        return "start", v, dur
+    return ("date", v, None) if isinstance(v, str) and _DAY.match(v) else None
+
+
 def _time_of(snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> tuple[str, str, int | None] | None:
-    """The previous plan's first resolved time argument: (name, value, duration_min or None)."""
+    """The previous turn's first resolved time argument: (name, value, duration_min or None); an
+    open question's own time first (its plan was never made)."""
+    asked = _asked_time(snap)
+    if asked is not None:
+        return asked
     for st in snap.steps:
         props = _props(schemas.get(st.tool, {}))
         for k, v in st.arguments.items():
@@ -171,76 +197,6 @@ def anchor_request(text: str, fu: Followup, snap: Snapshot, schemas: dict[str, d
     else:
         new = day if zh else f"on {day}"
     return text.replace(phrase, new, 1) if phrase in text else None
-
-
-# --------------------------------------------------------------------------- the person referent
-def person_referent(snap: Snapshot, session: SessionState) -> tuple[dict[str, Any] | None, str | None]:
-    """(the step that found the person, its arguments) or (None, a user id other than the
-    speaker's) from the previous turn; (None, None) when it names nobody."""
-    for st in snap.steps:
-        if "user_id" in st.extracted or st.tool.startswith("find_user"):
-            args = {k: v for k, v in st.arguments.items() if k in ("phone", "email", "name") and v}
-            if args:
-                return {"tool": st.tool, "arguments": args}, None
-    for st in snap.steps:
-        uid = st.arguments.get("user_id")
-        if isinstance(uid, str) and uid != session.user_id and not uid.startswith("${"):
-            return None, uid
-    return None, None
-
-
-def _person_text(step: dict[str, Any] | None, uid: str | None, zh: bool) -> str:
-    if step is None:
-        return f"用户{uid}" if zh else f"user {uid}"
-    (k, v), *_ = step["arguments"].items()
-    if zh:
-        return {"phone": f"手机号{v}的用户", "email": f"邮箱{v}的用户"}.get(k, f"用户{v}")
-    return {"phone": f"the user with phone {v}", "email": f"the user with email {v}"}.get(k, str(v))
-
-
-def person_request(text: str, pron: str, step: dict[str, Any] | None, uid: str | None) -> str:
-    """The turn with the pronoun replaced by the person ("their calendar" -> "the calendar of the
-    user with phone …")."""
-    zh = is_zh(text)
-    who = _person_text(step, uid, zh)
-    if zh:
-        return text.replace(pron, who, 1)
-    m = re.search(rf"\b{re.escape(pron)}\s+([A-Za-z]+)", text)
-    if m and pron.lower() in ("their", "his", "her"):
-        return text[: m.start()] + f"the {m.group(1)} of {who}" + text[m.end() :]
-    return re.sub(rf"\b{re.escape(pron)}\b", who, text, count=1)
-
-
-def substitute_person(
-    plan: ThoughtPlan, step: dict[str, Any] | None, uid: str | None, session: SessionState
-) -> ThoughtPlan | None:
-    """The plan with the speaker's user id replaced by the person (a finding step chained first)."""
-    me = session.user_id
-    if not me or not any(s.arguments.get("user_id") == me for s in plan.steps):
-        return None
-    rows: list[dict[str, Any]] = []
-    shift = 1 if step is not None else 0
-    if step is not None:
-        rows.append({"step_id": "t1", "tool": step["tool"], "arguments": dict(step["arguments"])})
-    for i, s in enumerate(plan.steps):
-        args = {k: _shift_ref(v, shift) for k, v in s.arguments.items()}
-        deps = [_shift_id(d, shift) for d in s.dependencies]
-        if args.get("user_id") == me:
-            args["user_id"] = "${t1.user_id}" if step is not None else uid
-            if step is not None and "t1" not in deps:
-                deps.append("t1")
-        rows.append({"step_id": f"t{i + 1 + shift}", "tool": s.tool, "arguments": args, "dependencies": deps})
-    return ThoughtPlan.model_validate({"intent": plan.intent, "steps": rows})
-
-
-def _shift_id(sid: str, n: int) -> str:
-    return f"t{int(sid[1:]) + n}" if re.fullmatch(r"t\d+", sid) else sid
-
-
-def _shift_ref(v: Any, n: int) -> Any:
-    if isinstance(v, str) and n:
-        return re.sub(r"\$\{t(\d+)\.", lambda m: "${t" + str(int(m.group(1)) + n) + ".", v)
-    return v
 
 
 # --------------------------------------------------------------------------- checks
@@ -363,6 +319,8 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
     deltas = [*fu.deltas, *enum_deltas(text, snap, co.schemas)]
     tools = tuple(sorted(co.schemas))
     step, uid = person_referent(snap, session) if fu.person else (None, None)
+    if fu.person and step is None and uid is None:
+        step = asked_person(snap, co.schemas)
     person = fu.person is not None and (step is not None or uid is not None)
     planned = isinstance(out, ThoughtPlan)
     cues = own_cues(text, deltas, tools)
@@ -374,8 +332,6 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
     only_swap = planned and not (person or fu.anchor or answer_off)
 
     def candidates() -> Iterator[tuple[str, CarryKind, str | None, ThoughtPlan | None, list[Any]]]:
-        if answer_off:
-            yield "alone", CarryKind.NEW, text, None, []
         if person and not only_swap:
             who = uid if step is None else next(iter(step["arguments"].values()))
             if (
@@ -387,6 +343,8 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
         if fu.anchor is not None and not only_swap and (req := anchor_request(text, fu, snap, co.schemas)):
             got = _time_of(snap, co.schemas)
             yield "anchor", CarryKind.REFER, req, None, [got[1][:10]] if got else []
+        if answer_off:
+            yield "alone", CarryKind.NEW, text, None, []
         new_words = bool(cues - prev_cues)
         if deltas and not new_words and (fu.correction or not _new_topic(text, deltas, snap)):
             yield "swap", CarryKind.SWAP, None, swap_plan(co, carry, deltas), []
@@ -416,6 +374,12 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
             carry.notes.append("candidate alone kept: the answer names a task of its own")
             carry.candidate, carry.kind, carry.request = source, kind, text
             return got
+        if isinstance(got, InsufficientContext) and _better_question(got, out, source, session, co):
+            carry.notes.append(f"candidate {source} kept: still insufficient {got.required_fields}")
+            carry.candidate, carry.kind = source, kind
+            if req is not None:
+                carry.request = req
+            return got
         if not complete(co, got, snap, session):
             carry.notes.append(f"candidate {source}: {'no plan' if got is None else 'incomplete'}")
             continue
@@ -430,6 +394,25 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
             carry.request = req
         return got
     return out
+
+
+def _better_question(
+    got: InsufficientContext, out: Output, source: str, session: SessionState, co: CarryOver
+) -> bool:
+    """An anchored rewrite that is still insufficient beats the turn's own question
+    when that asked for something the rewrite supplied ("还有一顿晚饭也要报，同一天": the date is
+    the earlier turn's, the amount and description are still missing); a question for the
+    speaker's own user id, or for a time the anchor gave, is no better."""
+    if source != "anchor" or not isinstance(out, InsufficientContext):
+        return False
+    missing = set(got.required_fields)
+    if not missing or missing == set(out.required_fields):
+        return False
+    if session.user_id and "user_id" in missing:
+        return False
+    props = {k: p for schema in co.schemas.values() for k, p in _props(schema).items()}
+    timed = {k for k in missing if k in props and _is_time(props[k])}
+    return not (source == "anchor" and timed)
 
 
 def _new_topic(text: str, deltas: list[Delta], snap: Snapshot) -> bool:

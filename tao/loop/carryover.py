@@ -303,7 +303,15 @@ class CarryOver:
         carry.slots[key] = value
         word = _WORDS.get(key, (key.removesuffix("_id"), key.removesuffix("_id")))
         text = f"{word[0]}{value}" if zh else f"{word[1]} {value}"
-        if fu.ref_text:
+        its = (
+            None
+            if zh or (fu.ref_text or "").lower() != "its"
+            else re.search(r"\bits\s+([A-Za-z]+)", carry.original)
+        )
+        if its is not None:  # "and its invoice?" -> "and the invoice of order …?"
+            o = carry.original
+            carry.request = o[: its.start()] + f"the {its.group(1)} of {text}" + o[its.end() :]
+        elif fu.ref_text:
             carry.request = carry.original.replace(fu.ref_text, text, 1)
 
     # ----------------------------------------------------------------------- apply

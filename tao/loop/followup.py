@@ -213,7 +213,7 @@ _FILL_EN = {
     "and", "what", "about", "how", "the", "for", "on", "in", "at", "then", "please", "same", "thing",
     "but", "instead", "as", "well", "now", "change", "switch", "move", "make", "set", "it", "that",
     "this", "to", "one", "of", "is", "a", "an", "do", "does", "with", "n", "&", "or", "plus", "pls",
-    "too", "also",
+    "too", "also", "only", "just", "ones",
 }  # fmt: skip
 
 

@@ -6,7 +6,8 @@
 * :func:`correction_of`: the turn corrects the previous one ("I meant", "oops", "不对", "说错");
 * :func:`extra_deltas`: values perception leaves alone in a follow-up: a head count written as
   "人数是12个", an amount after a currency sign ("£24.99"), a misspelt gazetteer city ("shenzen"),
-  and a capitalized word coordinated with a city ("Milan and Venice").
+  a capitalized word coordinated with a city ("Milan and Venice") or standing alone after a
+  correction ("my bad, Marseille": a CITY delta, which only a plan with a city argument takes).
 """
 
 from __future__ import annotations
@@ -79,9 +80,19 @@ def _close(a: str, b: str) -> bool:
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
+_CORRECTED_EN = re.compile(
+    r"^(?:(?:sorry|oops|my bad|no|nope|actually|correction|i meant|i mean)[\s,.!]*)+(?:i meant\s+|i mean\s+)?"
+    r"([A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})?)[\s.!?]*$",
+    re.IGNORECASE,
+)
+
+
 def extra_deltas(text: str, deltas: list[Delta], lexicon: Any = None) -> list[Delta]:
     """Values of ``text`` that ``deltas`` (perception's) do not have (see the module doc)."""
     out: list[Delta] = []
+    m = _CORRECTED_EN.match(text.strip())
+    if not deltas and m and m.group(1)[0].isupper():  # "my bad, Marseille": the corrected place
+        out.append(Delta("CITY", m.group(1), m.group(1)))
     types = {d.type for d in deltas}
     if "NUM" not in types and (m := _HEADCOUNT.search(text)):
         out.append(Delta("NUM", int(m.group(1)), m.group(0)))

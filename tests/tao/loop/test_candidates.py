@@ -253,3 +253,58 @@ def test_an_answer_naming_another_task_is_planned_alone() -> None:
         {"深圳天气怎么样": ins},
     )
     assert carry.kind is CarryKind.NEW and script.asked == ["深圳天气怎么样"] and out == ins
+
+
+def test_anchor_takes_an_open_questions_own_time() -> None:
+    then = "2026-03-03T09:00:00+08:00"
+    req = "帮我建个日程，明天下午4点，项目周会，1小时"
+    s = Snapshot(
+        turn=1,
+        request=req,
+        effective_request=req,
+        now=then,
+        status="needs_user",
+        pending=PendingSnap(request=req, intent="create_calendar_event", required_fields=["title"]),
+    )
+    session = SESSION.model_copy(update={"now": datetime.fromisoformat(then)})
+    carry = CO.prepare("那天深圳天气怎么样", session, s)
+    w = plan(("get_weather", {"city": "深圳", "date": "2026-03-04"}))
+    script = Script({"2026-03-04深圳天气怎么样": w})
+    first = plan(("get_weather", {"city": "深圳", "date": "@today"}))
+    out = asyncio.run(settle(CO, carry, CO.apply(carry, first), script))
+    assert script.asked[0] == "2026-03-04深圳天气怎么样" and steps_of(out) == steps_of(w)
+
+
+def test_an_anchored_rewrite_still_insufficient_is_the_better_question() -> None:
+    s = snap(
+        [
+            (
+                "submit_expense",
+                {"amount": 56, "category": "transport", "date": "2026-06-09", "description": "去机场"},
+            )
+        ],
+        "报销昨天的打车费",
+    )
+    better = InsufficientContext(required_fields=["amount", "description"], intent="submit_expense")
+    carry, out, _ = run(
+        "还有一顿晚饭也要报，同一天",
+        s,
+        InsufficientContext(required_fields=["city"]),
+        {"还有一顿晚饭也要报，2026-06-09": better},
+    )
+    assert out == better and carry.candidate == "anchor"
+    # asking for the speaker's own id, or for the anchored time again, is no better
+    for worse in (["user_id"], ["date"]):
+        _, out2, _ = run(
+            "还有一顿晚饭也要报，同一天",
+            s,
+            InsufficientContext(required_fields=["city"]),
+            {"还有一顿晚饭也要报，2026-06-09": InsufficientContext(required_fields=worse)},
+        )
+        assert isinstance(out2, InsufficientContext) and out2.required_fields == ["city"], worse
+
+
+def test_correction_names_a_place_perception_does_not_know() -> None:
+    lex = DOMAIN.lexicon
+    assert [(d.type, d.value) for d in extra_deltas("my bad, Marseille", [], lex)] == [("CITY", "Marseille")]
+    assert extra_deltas("Marseille", [], lex) == []  # no correction, no guess

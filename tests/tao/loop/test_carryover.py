@@ -291,3 +291,10 @@ def test_redis_sessions_keep_tenants_apart(engine, redis_server) -> None:
     assert got is not None and got.memory[MEMORY_KEY]["steps"][0]["arguments"]["city"] == "北京"
     r2 = converse(engine, ["那上海呢"], store=store, sessions=[a])
     assert args_of(r2[0]) == [("get_weather", {"city": "上海", "date": "2026-06-11"})]
+
+
+def test_refer_its_noun_becomes_the_noun_of_the_entity() -> None:
+    s = snap("get_order_status", {"order_id": "202605121234567890"}, "check order 202605121234567890")
+    c = carry_over().prepare("and its invoice?", SESSION, s)
+    assert c.kind is CarryKind.REFER
+    assert c.request == "and the invoice of order 202605121234567890?"
