@@ -370,10 +370,6 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
                 again = missing_request(co, carry, req, got, must)
                 if again is not None:
                     got, req = await replan(again), again
-        if source == "alone" and isinstance(got, InsufficientContext):
-            carry.notes.append("candidate alone kept: the answer names a task of its own")
-            carry.candidate, carry.kind, carry.request = source, kind, text
-            return got
         if isinstance(got, InsufficientContext) and _better_question(got, out, source, session, co):
             carry.notes.append(f"candidate {source} kept: still insufficient {got.required_fields}")
             carry.candidate, carry.kind = source, kind

@@ -245,14 +245,17 @@ def test_an_answer_naming_another_task_is_planned_alone() -> None:
             request="帮我建个日程", intent="create_calendar_event", required_fields=["title"]
         ),
     )
-    ins = InsufficientContext(required_fields=["date"])
-    carry, out, script = run(
-        "深圳天气怎么样",
-        s,
-        plan(("create_calendar_event", {"title": "深圳", "start": "@tomorrow T16:00", "duration_min": 60})),
-        {"深圳天气怎么样": ins},
+    first = plan(
+        ("create_calendar_event", {"title": "深圳", "start": "@tomorrow T16:00", "duration_min": 60})
     )
-    assert carry.kind is CarryKind.NEW and script.asked == ["深圳天气怎么样"] and out == ins
+    w = plan(("get_weather", {"city": "深圳", "date": "@today"}))
+    carry, out, script = run("深圳天气怎么样", s, first, {"深圳天气怎么样": w})
+    assert carry.kind is CarryKind.NEW and script.asked == ["深圳天气怎么样"] and out == w
+    # planned alone it is no better (insufficient): the answer's reading stands
+    _, out2, _ = run(
+        "深圳天气怎么样", s, first, {"深圳天气怎么样": InsufficientContext(required_fields=["date"])}
+    )
+    assert out2 == first
 
 
 def test_anchor_takes_an_open_questions_own_time() -> None:
