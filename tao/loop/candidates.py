@@ -189,7 +189,7 @@ def anchor_request(text: str, fu: Followup, snap: Snapshot, schemas: dict[str, d
     _, value, dur = got
     zh = is_zh(text)
     m = _DAYTIME.match(value)
-    day = m.group(1) if m else value
+    day = _shift_day(m.group(1) if m else value, kind)
     if kind == "time" and m:
         new = f"{day} {m.group(2)}" if zh else f"on {day} at {m.group(2)}"
         if dur is not None:
@@ -197,6 +197,23 @@ def anchor_request(text: str, fu: Followup, snap: Snapshot, schemas: dict[str, d
     else:
         new = day if zh else f"on {day}"
     return text.replace(phrase, new, 1) if phrase in text else None
+
+
+def _shift_day(day: str, kind: str) -> str:
+    from datetime import date, timedelta
+
+    n = {"day+1": 1, "day-1": -1}.get(kind, 0)
+    return (date.fromisoformat(day) + timedelta(days=n)).isoformat() if n and _DAY.match(day) else day
+
+
+def anchor_delta(fu: Followup, snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> Delta | None:
+    """ "the day after" / "第二天" as a DATE value: the earlier turn's day moved by one."""
+    if fu.anchor is None or fu.anchor[0] not in ("day+1", "day-1"):
+        return None
+    got = _time_of(snap, schemas)
+    if got is None:
+        return None
+    return Delta("DATE", _shift_day(got[1][:10], fu.anchor[0]), fu.anchor[1])
 
 
 # --------------------------------------------------------------------------- checks
@@ -317,6 +334,8 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
         return out
     fu, text = carry.followup, carry.original
     deltas = [*fu.deltas, *enum_deltas(text, snap, co.schemas)]
+    if not any(d.type == "DATE" for d in deltas) and (shifted := anchor_delta(fu, snap, co.schemas)):
+        deltas.append(shifted)
     tools = tuple(sorted(co.schemas))
     step, uid = person_referent(snap, session) if fu.person else (None, None)
     if fu.person and step is None and uid is None:
@@ -332,6 +351,10 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
     only_swap = planned and not (person or fu.anchor or answer_off)
 
     def candidates() -> Iterator[tuple[str, CarryKind, str | None, ThoughtPlan | None, list[Any]]]:
+        new_words = bool(cues - prev_cues)
+        swap_ok = bool(deltas) and not new_words
+        if swap_ok and not cues:  # the turn names no tool: the previous task with its values
+            yield "swap", CarryKind.SWAP, None, swap_plan(co, carry, deltas), []
         if person and not only_swap:
             who = uid if step is None else next(iter(step["arguments"].values()))
             if (
@@ -345,8 +368,7 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
             yield "anchor", CarryKind.REFER, req, None, [got[1][:10]] if got else []
         if answer_off:
             yield "alone", CarryKind.NEW, text, None, []
-        new_words = bool(cues - prev_cues)
-        if deltas and not new_words and (fu.correction or not _new_topic(text, deltas, snap)):
+        if swap_ok and cues:
             yield "swap", CarryKind.SWAP, None, swap_plan(co, carry, deltas), []
         if planned:
             return
@@ -409,10 +431,3 @@ def _better_question(
     props = {k: p for schema in co.schemas.values() for k, p in _props(schema).items()}
     timed = {k for k in missing if k in props and _is_time(props[k])}
     return not (source == "anchor" and timed)
-
-
-def _new_topic(text: str, deltas: list[Delta], snap: Snapshot) -> bool:
-    from tao.loop.followup import new_topic
-    from thought_model.perception.normalize import normalize_request
-
-    return new_topic(normalize_request(text), deltas, snap.effective_request or snap.request)

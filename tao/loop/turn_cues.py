@@ -1,10 +1,12 @@
 """What a later turn says about the session beyond its own values (no model; zh and en).
 
 * :func:`anchor_of`: a phrase that points at an earlier turn's time ("at the same time", "same
-  slot", "同一时间" -> ``time``; "the same day", "that day", "那天" -> ``day``);
+  slot", "同一时间" -> ``time``; "the same day", "that day", "那天" -> ``day``; "the day after",
+  "第二天" -> ``day+1``; "the day before", "前一天" -> ``day-1``);
 * :func:`person_of`: a pronoun for a person who is not the speaker ("his", "their", "他", "她");
 * :func:`correction_of`: the turn corrects the previous one ("I meant", "oops", "不对", "说错");
-* :func:`extra_deltas`: values perception leaves alone in a follow-up: a head count written as
+* :func:`extra_deltas`: values perception leaves alone in a follow-up: a bare "周末" / "the
+  weekend" (this weekend), a head count written as
   "人数是12个", an amount after a currency sign ("£24.99"), a misspelt gazetteer city ("shenzen"),
   a capitalized word coordinated with a city ("Milan and Venice") or standing alone after a
   correction ("my bad, Marseille": a CITY delta, which only a plan with a city argument takes).
@@ -40,11 +42,28 @@ _CORRECTION = re.compile(
 _HEADCOUNT = re.compile(r"人数\s*(?:是|为|改成|改为|换成|变成|要)?\s*(\d{1,3})\s*(?:个人|个|人|位)?")
 _CURRENCY = re.compile(r"[£$€¥￥]\s*(\d+(?:\.\d{1,2})?)")
 _COORD_EN = re.compile(r"\s*(?:,|and|&|n|or|plus)\s+([A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})?)\b")
+_COORD_BEFORE_EN = re.compile(r"\b([A-Z][a-z]{2,})\s*(?:,|and|&|n|or|plus)\s*$")
 _LATIN_WORD = re.compile(r"[A-Za-z]{5,}")
+_NOT_PLACES = frozenset({"and", "what", "how", "about", "also", "then", "now", "same", "check", "weather"})
+
+
+_NEXT_DAY = re.compile(
+    r"(?:\b(?:on|for)\s+)?\bthe\s+(?:day\s+after|next\s+day|following\s+day)\b|第二天|次日|后一天|隔天",
+    re.IGNORECASE,
+)
+_DAY_BEFORE = re.compile(r"(?:\b(?:on|for)\s+)?\bthe\s+day\s+before\b|前一天", re.IGNORECASE)
+_WEEKEND = re.compile(r"(?<!下个)(?<!下)(?<!上个)(?<!上)(?:这个)?周末|\bthe\s+weekend\b", re.IGNORECASE)
 
 
 def anchor_of(text: str) -> tuple[str, str] | None:
-    """``(kind, phrase)``: ``time`` for the same time/slot, ``day`` for the same day, else None."""
+    """``(kind, phrase)``: ``time`` for the same time/slot, ``day`` for the same day, ``day+1`` /
+    ``day-1`` for the day after / before the earlier turn's day, else None."""
+    m = _NEXT_DAY.search(text)
+    if m:
+        return "day+1", m.group(0).strip()
+    m = _DAY_BEFORE.search(text)
+    if m:
+        return "day-1", m.group(0).strip()
     m = _ANCHOR_TIME.search(text)
     if m:
         return "time", m.group(0).strip()
@@ -96,6 +115,8 @@ def extra_deltas(text: str, deltas: list[Delta], lexicon: Any = None) -> list[De
     types = {d.type for d in deltas}
     if "NUM" not in types and (m := _HEADCOUNT.search(text)):
         out.append(Delta("NUM", int(m.group(1)), m.group(0)))
+    if "DATE" not in types and (m := _WEEKEND.search(text)):  # "那周末呢": this weekend
+        out.append(Delta("DATE", "@this_weekend", m.group(0)))
     if "AMOUNT" not in types and (m := _CURRENCY.search(text)):
         out.append(Delta("AMOUNT", float(m.group(1)), m.group(0)))
     seen = {str(d.value).lower() for d in deltas if d.type == "CITY"}
@@ -117,4 +138,8 @@ def extra_deltas(text: str, deltas: list[Delta], lexicon: Any = None) -> list[De
         if m and m.group(1).lower() not in seen:
             out.append(Delta("CITY", m.group(1), m.group(1)))
             seen.add(m.group(1).lower())
+        b = _COORD_BEFORE_EN.search(text[:at]) if at > 0 else None  # "Helsinki and Stockholm"
+        if b and b.group(1).lower() not in seen and b.group(1).lower() not in _NOT_PLACES:
+            out.append(Delta("CITY", b.group(1), b.group(1)))
+            seen.add(b.group(1).lower())
     return out

@@ -311,3 +311,23 @@ def test_correction_names_a_place_perception_does_not_know() -> None:
     lex = DOMAIN.lexicon
     assert [(d.type, d.value) for d in extra_deltas("my bad, Marseille", [], lex)] == [("CITY", "Marseille")]
     assert extra_deltas("Marseille", [], lex) == []  # no correction, no guess
+
+
+def test_the_day_after_is_the_earlier_day_plus_one_and_the_weekend_is_a_value() -> None:
+    assert anchor_of("and the day after?") == ("day+1", "the day after")
+    assert anchor_of("前一天呢") == ("day-1", "前一天")
+    assert [(d.type, d.value) for d in extra_deltas("那周末呢", [], DOMAIN.lexicon)] == [
+        ("DATE", "@this_weekend")
+    ]
+    assert extra_deltas("下周末呢", [], DOMAIN.lexicon) == []  # not this weekend
+    s = snap(
+        [("get_weather", {"city": "Paris", "date": "2026-06-11"})], "what's the weather in Paris tomorrow"
+    )
+    carry, out, script = run("and the day after?", s, plan(("list_calendar_events", {"date": "@today"})))
+    assert steps_of(out) == [("get_weather", {"city": "Paris", "date": "2026-06-12"})]
+    assert carry.candidate == "swap" and script.asked == []  # no tool cue: the swap is tried first
+
+
+def test_a_capitalized_word_before_and_a_city_is_a_city() -> None:
+    got = perceive_deltas("and Helsinki and Stockholm?", date(2026, 6, 10), DOMAIN.lexicon)
+    assert sorted((d.type, d.value) for d in got) == [("CITY", "Helsinki"), ("CITY", "Stockholm")]
