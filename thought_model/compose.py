@@ -43,6 +43,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from tao.contracts import InsufficientContext, PlanStep, ThoughtPlan, ToolSpec
+from tao.contracts.domain import Lexicon
 from tao.contracts.plan import MAX_STEPS, REF_PATTERN
 from thought_model.clauses import Clause, is_zh, renumber, split_request
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
@@ -269,6 +270,7 @@ class ComposerConfig:
     clean_whole: bool = True  # whole-request plan: drop repeated steps and a stray session-user chain
     fan_out: bool = True  # final plan: one step per value of a coordinated list (thought_model.fanout)
     prune: bool = True  # final plan: drop steps the request gives no word for (thought_model.evidence)
+    prefer_clause_args: bool = True  # same tools, order and links as the whole plan: the clauses' arguments
     # code checks the model's insufficient_context answers (thought_model.sufficiency)
 
 
@@ -283,6 +285,7 @@ class _Job:
     how: str = "whole"
     borrowed: dict[int, set[int]] = field(default_factory=dict)  # clause -> clauses it took slots from
     located: set[int] = field(default_factory=set)  # clauses whose "there" was resolved once
+    origin: dict[str, int] = field(default_factory=dict)  # composed step id -> the clause that planned it
 
 
 class ComposingEngine(PlanEngine):
@@ -306,14 +309,18 @@ class ComposingEngine(PlanEngine):
             tools = _reference_tools()
         self.graph = RegistryGraph(tools)
         self.cfg = config or ComposerConfig()
+        own = not (reference or _is_reference(tools))  # a user registry
         if intent_steps is None:
-            intent_steps = reference_intent_steps() if reference or _is_reference(tools) else {}
+            intent_steps = {} if own else reference_intent_steps()
+        codec = getattr(inner, "codec", None)
+        # a user registry's requests are perceived with its own lexicon (id kinds, name stop words,
+        # text cues), as the inner codec does; the reference domain's with perception's default
+        self.lexicon: Lexicon | None = getattr(codec, "lexicon", None) if own else None
         self.sufficiency = SufficiencyCheck(
-            tools, intent_steps, config=self.cfg.sufficiency, value_words=value_words
+            tools, intent_steps, lexicon=self.lexicon, config=self.cfg.sufficiency, value_words=value_words
         )
         self.intent_shapes = reference_intent_shapes() if intent_shapes is None else intent_shapes
         self.splitter = splitter
-        codec = getattr(inner, "codec", None)
         if codec is not None and not isinstance(codec, ClauseCodec):
             cast(Any, inner).codec = ClauseCodec(codec)  # transparent for ordinary requests
         self.name = f"composing+{getattr(inner, 'name', 'engine')}"
@@ -426,7 +433,9 @@ class ComposingEngine(PlanEngine):
         from thought_model.prompt import session_today
 
         user_known = bool(req.session is not None and req.session.user_id)
-        p = perceive(req.text.strip(), today=session_today(req.session), user_known=user_known)
+        p = perceive(
+            req.text.strip(), today=session_today(req.session), user_known=user_known, lexicon=self.lexicon
+        )
         job = _Job(req=req, perception=p)
         if self.cfg.enabled:
             clauses = self.splitter(p)
@@ -580,6 +589,15 @@ class ComposingEngine(PlanEngine):
         if _distinct_calls(plan) <= _distinct_calls(before) and _distinct_tools(plan) <= _distinct_tools(
             before
         ):
+            if self.cfg.prefer_clause_args and isinstance(before, ThoughtPlan) and _same_shape(plan, before):
+                merged = _clause_grounded(before, plan, job)
+                if merged is not before:
+                    job.how = "whole+clause-args"
+                    return replace(
+                        whole,
+                        output=merged,
+                        text=merged.model_dump_json(exclude={"thought_id", "created_at"}),
+                    )
             return whole  # (more tools at the same call count: "the profile twice, no weather")
         job.how = "composed"
         return PlanResult(output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
@@ -635,6 +653,7 @@ class ComposingEngine(PlanEngine):
                 if not contributing or contributing[-1] != k:
                     contributing.append(k)
                 steps.append(PlanStep(step_id=gid, tool=s.tool, arguments=args, dependencies=deps))
+                job.origin[gid] = k
                 seen[key] = gid
                 ids[s.step_id] = gid
                 idx.append(gid)
@@ -792,6 +811,57 @@ def _rewrite(v: Any, ids: dict[str, str], by_index: list[list[str]]) -> tuple[An
     if m and m.group(1) in ids:
         return f"${{{ids[m.group(1)]}.{m.group(2)}}}", []
     return v, []
+
+
+_SAME_DAY = re.compile(r"当天|那天|同一天|同天|当日|\b(?:that|the same|same) day\b", re.I)
+
+
+def _clause_grounded(whole: ThoughtPlan, composed: ThoughtPlan, job: _Job) -> ThoughtPlan:
+    """The whole-request plan with the arguments it borrowed from another ask replaced by the
+    clause plan's (same shape: step i of one is step i of the other). A value of the whole plan is
+    borrowed when it is a slot value that only a clause planning *other* tools contains (not an
+    ellipsis of the same tool, "查重庆明天的天气，再查呼和浩特的", nor a fragment clause that planned
+    nothing of its own, "…, invite Alice and Bob"); it is then replaced by the clause plan's value
+    when that one is the clause's own slot value, or dropped when the clause plan has none
+    ("weather today, calendar tomorrow, and my invoices": calendar on today, invoices on tomorrow)."""
+    tools_of: dict[int, set[str]] = {}
+    for gid, k in job.origin.items():
+        tools_of.setdefault(k, set()).update(s.tool for s in composed.steps if s.step_id == gid)
+
+    def owners(value: Any) -> set[int]:
+        return {k for k, c in enumerate(job.clauses) if any(v == value for v in c.slots.values())}
+
+    steps = []
+    changed = False
+    for w, c in zip(whole.steps, composed.steps, strict=True):
+        k = job.origin.get(c.step_id)
+        if k is None or _SAME_DAY.search(job.req.text):  # "我当天的安排": the day is the earlier ask's
+            steps.append(w)
+            continue
+        args = dict(w.arguments)
+        for a in set(w.arguments) | set(c.arguments):
+            wv, cv = w.arguments.get(a), c.arguments.get(a)
+            if wv == cv or wv is None or isinstance(wv, list):
+                continue
+            own = owners(wv)
+            if not own or k in own or any(j not in tools_of or w.tool in tools_of[j] for j in own):
+                continue
+            if cv is None:
+                args.pop(a)
+            elif k in owners(cv):
+                args[a] = cv
+            else:
+                continue
+            changed = True
+        steps.append(w.model_copy(update={"arguments": args}) if args != w.arguments else w)
+    if not changed:
+        return whole
+    return whole.model_copy(update={"steps": steps})
+
+
+def _same_shape(plan: ThoughtPlan, other: Any) -> bool:
+    """Same tools in the same order with the same dependency positions (arguments aside)."""
+    return isinstance(other, ThoughtPlan) and plan_shape(plan) == plan_shape(other)
 
 
 def _distinct_calls(out: Any) -> int:

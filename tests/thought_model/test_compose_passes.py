@@ -1,0 +1,82 @@
+"""The composer's passes on the final plan (round 10): fan-out, the evidence rule, and arguments the
+whole-request plan borrowed from another ask replaced by the clause plans' (scripted inner engine)."""
+
+from __future__ import annotations
+
+from tests.thought_model.test_compose import dumped, plan, run, step
+
+ME = "U00000001"
+
+
+def test_fan_out_and_pruning_run_on_the_whole_plan() -> None:
+    text = "weather in Paris, London and Berlin"
+    rules = [
+        (
+            ["weather in <CITY1>, <CITY2> and <CITY3>"],
+            plan(
+                "weather_two_cities",
+                step("get_weather", city="<CITY1>"),
+                step("list_calendar_events", date="@today"),
+            ),
+        )
+    ]
+    res, _ = run(rules, text)
+    assert [s.arguments.get("city") for s in res.output.steps] == ["Paris", "London", "Berlin"]
+    assert {s.tool for s in res.output.steps} == {"get_weather"}  # the calendar nobody asked for is gone
+    res_off, _ = run(rules, text, fan_out=False, prune=False)
+    assert [s.tool for s in res_off.output.steps] == ["get_weather", "list_calendar_events"]
+
+
+WHOLE = plan(
+    "multi_task",
+    step("get_weather", city="<CITY1>", date="<DATE1>"),
+    step("list_calendar_events", date="<DATE1>"),
+    step("list_invoices", user_id="<ME>", period="<DATE2>"),
+)
+CLAUSES = [
+    (
+        ["Check the weather in <CITY1> <DATE1>", "!calendar"],
+        plan("query_weather", step("get_weather", city="<CITY1>", date="<DATE1>")),
+    ),
+    (
+        ["list my calendar for <DATE1>"],
+        plan("list_calendar_events", step("list_calendar_events", date="<DATE1>")),
+    ),
+    (["show my invoices"], plan("list_my_invoices", step("list_invoices", user_id="<ME>"))),
+]
+
+
+def test_borrowed_dates_are_replaced_by_the_clauses_own() -> None:
+    text = "Check the weather in Dubai today, list my calendar for tomorrow, and show my invoices"
+    rules = [(["calendar", "invoices"], WHOLE), *CLAUSES]
+    res, _ = run(rules, text)
+    assert (
+        dumped(res)["steps"]
+        == plan(
+            "multi_task",
+            step("get_weather", city="Dubai", date="@today"),
+            step("list_calendar_events", date="@tomorrow"),
+            step("list_invoices", user_id=ME),
+        )["steps"]
+    )
+    off, _ = run(rules, text, prefer_clause_args=False)
+    assert off.output.steps[2].arguments.get("period") == "@tomorrow"
+
+
+def test_an_ellipsis_of_the_same_tool_keeps_the_shared_date() -> None:
+    text = "查重庆明天的天气，再查呼和浩特的"
+    whole = plan(
+        "weather_two_cities",
+        step("get_weather", city="<CITY1>", date="<DATE1>"),
+        step("get_weather", city="<CITY2>", date="<DATE1>"),
+    )
+    rules = [
+        (["<CITY1><DATE1>的天气，再查<CITY2>"], whole),
+        (
+            ["查<CITY1><DATE1>的天气"],
+            plan("query_weather", step("get_weather", city="<CITY1>", date="<DATE1>")),
+        ),
+        (["查<CITY1>的"], plan("query_weather", step("get_weather", city="<CITY1>"))),
+    ]
+    res, _ = run(rules, text)
+    assert [s.arguments.get("date") for s in res.output.steps] == ["@tomorrow", "@tomorrow"]
