@@ -419,8 +419,9 @@ def _better_question(
 ) -> bool:
     """An anchored rewrite that is still insufficient beats the turn's own question
     when that asked for something the rewrite supplied ("还有一顿晚饭也要报，同一天": the date is
-    the earlier turn's, the amount and description are still missing); a question for the
-    speaker's own user id, or for a time the anchor gave, is no better."""
+    the earlier turn's, the amount and description are still missing) and the fields it asks
+    for are those of a task that needs a time; a question for the speaker's own user id, or for a
+    time the anchor gave, is no better."""
     if source != "anchor" or not isinstance(out, InsufficientContext):
         return False
     missing = set(got.required_fields)
@@ -429,5 +430,11 @@ def _better_question(
     if session.user_id and "user_id" in missing:
         return False
     props = {k: p for schema in co.schemas.values() for k, p in _props(schema).items()}
-    timed = {k for k in missing if k in props and _is_time(props[k])}
-    return not (source == "anchor" and timed)
+    if any(k in props and _is_time(props[k]) for k in missing):
+        return False
+    # the task it asks about needs a time (the anchor's): "同一天还有一笔餐费" -> submit_expense
+    return any(
+        missing <= set(schema.get("required") or [])
+        and any(_is_time(p) for k, p in _props(schema).items() if k in (schema.get("required") or []))
+        for schema in co.schemas.values()
+    )

@@ -331,3 +331,22 @@ def test_the_day_after_is_the_earlier_day_plus_one_and_the_weekend_is_a_value() 
 def test_a_capitalized_word_before_and_a_city_is_a_city() -> None:
     got = perceive_deltas("and Helsinki and Stockholm?", date(2026, 6, 10), DOMAIN.lexicon)
     assert sorted((d.type, d.value) for d in got) == [("CITY", "Helsinki"), ("CITY", "Stockholm")]
+
+
+def test_a_better_question_is_about_a_task_that_needs_the_anchored_time() -> None:
+    s = snap(
+        [
+            (
+                "submit_expense",
+                {"amount": 88, "category": "transport", "date": "2026-06-08", "description": "见客户"},
+            )
+        ],
+        "报销出租车费",
+    )
+    _, out, _ = run(
+        "同一天还有一笔餐费",
+        s,
+        InsufficientContext(required_fields=["amount", "description"]),
+        {"2026-06-08还有一笔餐费": InsufficientContext(required_fields=["city"])},
+    )
+    assert isinstance(out, InsufficientContext) and out.required_fields == ["amount", "description"]
