@@ -50,6 +50,7 @@ from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, 
 from thought_model.entities import ME_SLOT, SLOT_TOKEN_RE, Perception, perceive
 from thought_model.evidence import prune_unasked
 from thought_model.fanout import fan_out
+from thought_model.referents import third_person_user
 from thought_model.sufficiency import (
     Decision,
     SufficiencyCheck,
@@ -270,6 +271,7 @@ class ComposerConfig:
     clean_whole: bool = True  # whole-request plan: drop repeated steps and a stray session-user chain
     fan_out: bool = True  # final plan: one step per value of a coordinated list (thought_model.fanout)
     prune: bool = True  # final plan: drop steps the request gives no word for (thought_model.evidence)
+    referents: bool = True  # final plan: "his / 她的" is the named person's id, not the speaker's
     prefer_clause_args: bool = True  # same tools, order and links as the whole plan: the clauses' arguments
     # code checks the model's insufficient_context answers (thought_model.sufficiency)
 
@@ -541,11 +543,16 @@ class ComposingEngine(PlanEngine):
         return None
 
     def _finish(self, job: _Job, res: PlanResult) -> PlanResult:
-        """The code passes on the final plan: steps nobody asked for dropped, then fan-out over
-        coordinated lists of values."""
+        """The code passes on the final plan: the named person instead of the speaker for "his /
+        她的", steps nobody asked for dropped, then fan-out over coordinated lists of values."""
         if not res.ok or not isinstance(res.output, ThoughtPlan):
             return res
         plan = res.output
+        me = job.req.session.user_id if job.req.session is not None else None
+        if self.cfg.referents:
+            named = third_person_user(plan, job.req.text, me, job.perception.slots)
+            if named is not plan:
+                plan = clean_plan(named, None, job.req.text)  # the repeats it made (profile twice)
         if self.cfg.prune:
             plan = prune_unasked(plan, job.req.text, job.perception.slots)
         if self.cfg.fan_out:

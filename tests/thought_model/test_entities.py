@@ -132,3 +132,11 @@ def test_bare_expense_amounts_and_sign_off_words() -> None:
     assert "<AMOUNT1>" not in perceive("the 2 rooms for 3 people", today=today).slots
     p = perceive("Cheers, what is the weather in Berlin", today=today)
     assert not any(t.startswith("<NAME") for t in p.slots)
+
+
+def test_a_name_after_zhao_dao_or_zhao_yi_xia() -> None:
+    """'找到刘洋' / '找一下黄志明' name a person (the cue list had 找 and 查一下 only)."""
+    today = date(2026, 5, 11)
+    assert perceive("找到刘洋，把他的手机号改成13912345678", today=today).slots.get("<NAME1>") == "刘洋"
+    assert perceive("幫我找一下黃志明，看看他的訂單", today=today).slots.get("<NAME1>") == "黄志明"
+    assert not any(t.startswith("<NAME") for t in perceive("找一下会议室", today=today).slots)

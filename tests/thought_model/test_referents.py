@@ -1,0 +1,54 @@
+"""'his / 她的' is the named person's id, not the speaker's (thought_model.referents)."""
+
+from __future__ import annotations
+
+from tao.contracts import ThoughtPlan
+from thought_model.referents import third_person_user
+
+ME = "U55102938"
+
+
+def _plan(*steps: dict) -> ThoughtPlan:
+    return ThoughtPlan.model_validate(
+        {"intent": "multi_task", "steps": [{"step_id": f"t{i}", **s} for i, s in enumerate(steps, 1)]}
+    )
+
+
+def _rows(p: ThoughtPlan) -> list[tuple]:
+    return [(s.tool, s.arguments, s.dependencies) for s in p.steps]
+
+
+def test_the_session_user_after_find_user_becomes_the_found_user() -> None:
+    plan = _plan(
+        {"tool": "find_user", "arguments": {"name": "John Smith"}},
+        {"tool": "update_user_profile", "arguments": {"user_id": ME, "field": "city", "value": "Boston"}},
+    )
+    out = third_person_user(
+        plan, "Look up John Smith, then change his city to Boston", ME, {"<NAME1>": "John Smith"}
+    )
+    assert _rows(out)[1] == (
+        "update_user_profile",
+        {"user_id": "${t1.user_id}", "field": "city", "value": "Boston"},
+        ["t1"],
+    )
+
+
+def test_a_missing_find_user_is_added_for_the_one_unused_name() -> None:
+    plan = _plan({"tool": "list_orders", "arguments": {"user_id": ME}})
+    out = third_person_user(plan, "幫我找一下黃志明，看看他的訂單", ME, {"<NAME1>": "黄志明"})
+    assert _rows(out) == [
+        ("find_user", {"name": "黄志明"}, []),
+        ("list_orders", {"user_id": "${t1.user_id}"}, ["t1"]),
+    ]
+
+
+def test_left_alone_when_the_speaker_speaks_of_their_own_or_no_one_else_is_named() -> None:
+    plan = _plan({"tool": "list_orders", "arguments": {"user_id": ME}})
+    slots = {"<NAME1>": "黄志明"}
+    assert third_person_user(plan, "找一下黄志明，再看看我的订单", ME, slots) is plan
+    assert third_person_user(plan, "Find Kevin and show my orders to him", ME, {"<NAME1>": "Kevin"}) is plan
+    assert third_person_user(plan, "看看他的订单", ME, {}) is plan  # nobody named
+    assert third_person_user(plan, "找一下黄志明的订单", ME, slots) is plan  # no third-person word
+    assert third_person_user(plan, "看看他的订单", None, slots) is plan
+    two = {"<NAME1>": "黄志明", "<NAME2>": "王芳"}
+    assert third_person_user(plan, "黄志明和王芳，看看他的订单", ME, two) is plan  # which one?

@@ -1,0 +1,60 @@
+"""Who "he / she / 他 / 她" is: the person the request names, not the speaker.
+
+"Look up John Smith, then change his city to Boston", "找到刘洋，把他的手机号改成…", "幫我找一下黃志明，
+看看他的訂單": the model sometimes fills the user argument of the second ask with the session
+user's own id (``<ME>``) instead of ``${t1.user_id}`` of the ``find_user`` step, or leaves the
+``find_user`` out altogether. :func:`third_person_user` rewrites it when
+
+* the request speaks of a third person (他 她 TA, he him his she her their them) and never of the
+  speaker's own things (我的 我自己 本人 我名下, my mine myself our), and
+* some step passes the session user's id;
+
+then those steps take ``${tK.user_id}`` of the ``find_user`` step before them, or, when there is
+none, of a new ``find_user`` step put first, on the one person value (name, email, phone) of the
+request that no step uses. Repeated steps it creates are merged by the composer's clean-up.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tao.contracts import ThoughtPlan
+from thought_model.perception.normalize import to_simplified
+from thought_model.plan_edit import Draft, build, drafts
+
+_THIRD = re.compile(r"他|她|\bta\b|\b(?:he|him|his|she|her|hers|they|them|their)\b", re.I)
+_OWN = re.compile(r"我的|我自己|本人|我名下|咱的|咱们的|\b(?:my|mine|myself|our|ours)\b", re.I)
+_PERSON = {"NAME": "name", "EMAIL": "email", "PHONE": "phone"}
+
+
+def third_person_user(plan: ThoughtPlan, text: str, me: str | None, slots: dict[str, Any]) -> ThoughtPlan:
+    """``plan`` with the session user's id replaced by the named person's (module doc); ``plan``
+    itself when the rule does not apply."""
+    t = to_simplified(text)
+    if not me or not _THIRD.search(t) or _OWN.search(t):
+        return plan
+    steps = drafts(plan)
+    mine = [i for i, d in enumerate(steps) if d.arguments.get("user_id") == me]
+    if not mine:
+        return plan
+    finder = next((d for d in steps[: mine[0]] if d.tool == "find_user"), None)
+    if finder is None:
+        used = [v for d in steps for v in d.arguments.values()]
+        people = [
+            (_PERSON[k], v)
+            for tok, v in slots.items()
+            if (k := re.sub(r"[0-9<>]", "", tok)) in _PERSON and v not in used
+        ]
+        if len(people) != 1:
+            return plan
+        arg, value = people[0]
+        finder = Draft("who", "find_user", {arg: value})
+        steps.insert(0, finder)
+    for d in steps:
+        if d.arguments.get("user_id") == me:
+            d.arguments["user_id"] = f"${{{finder.key}.user_id}}"
+            if finder.key not in d.dependencies:
+                d.dependencies.append(finder.key)
+    out = build(plan, steps)
+    return out if out is not None else plan
