@@ -34,6 +34,25 @@ def recorded_registry(checkpoint: str | Path) -> str | None:
     return train_config(checkpoint).get("registry")
 
 
+def checkpoint_intent_steps(checkpoint: str | Path) -> dict[str, list[tuple[str, dict]]] | None:
+    """The trained intents' plans (``train_config.json`` ``intent_steps``: intent -> [tool, args
+    template] per step, as a phrasing's ``IntentSpec.steps``), which the composer's sufficiency check
+    grounds; None when not recorded (the default checkpoint: the reference domain's own plans apply)."""
+    steps = train_config(checkpoint).get("intent_steps")
+    if not isinstance(steps, dict):
+        return None
+    return {name: [(str(tool), dict(args)) for tool, args in plan] for name, plan in steps.items()}
+
+
+def checkpoint_value_words(checkpoint: str | Path) -> dict[str, dict[str, list[str]]] | None:
+    """The trained domain's enum words (``train_config.json`` ``value_words``: argument -> value ->
+    words, ``Domain.value_words``), if recorded."""
+    words = train_config(checkpoint).get("value_words")
+    if not isinstance(words, dict):
+        return None
+    return {str(a): {str(v): [str(w) for w in ws] for v, ws in vals.items()} for a, vals in words.items()}
+
+
 def _recorded_domain(checkpoint: Path, full: bool) -> Domain | None:
     ref = recorded_registry(checkpoint)
     snap = checkpoint / DOMAIN_SNAPSHOT

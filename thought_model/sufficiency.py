@@ -19,6 +19,12 @@ Which slot tokens can fill an argument is the plan grammar's own answer
 (:func:`thought_model.grammar.field_tokens`), so the check and constrained decoding agree. Within
 one step a slot fills at most one argument (``for an hour`` is the duration, not also the head
 count); a step may reuse the slots of an earlier step (find a room, then book it).
+
+A required enum argument the intent leaves to the request (``reset_password.system = {system}``)
+is a choice the model makes, unless the check knows the words requests use for its values
+(``value_words``: a user registry's ``Domain.value_words``, recorded in its checkpoint) and is given
+the request's text: then it is grounded only when the text writes one of them (``reset my
+password`` misses ``system``; ``reset my VPN password`` does not).
 """
 
 from __future__ import annotations
@@ -113,8 +119,11 @@ class SufficiencyCheck:
         intent_steps: IntentSteps | None = None,
         lexicon: Lexicon | None = None,
         config: SufficiencyConfig | None = None,
+        value_words: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
     ) -> None:
         self.tools = list(tools)
+        self.value_words = dict(value_words or {})
+        self._enum_res: dict[str, re.Pattern[str]] = {}
         self.by_name = {t.name: t for t in self.tools}
         self.intents = dict(intent_steps or {})
         self.lexicon = lexicon
@@ -133,13 +142,34 @@ class SufficiencyCheck:
             self._tokens_cache[key] = field_tokens(arg, prop, self.tools, avail, self.lexicon)
         return self._tokens_cache[key]
 
+    def _enum_written(self, arg: str, prop: Mapping[str, Any], text: str | None) -> bool:
+        """Whether ``text`` writes a value of the enum argument ``arg`` (True when the check cannot
+        tell: no text, or no words known for the argument)."""
+        if text is None or arg not in self.value_words or "enum" not in prop:
+            return True
+        if arg not in self._enum_res:
+            words = {str(v) for v in prop["enum"]} | {str(v).replace("_", " ") for v in prop["enum"]}
+            words |= {w for ws in self.value_words[arg].values() for w in ws}
+            alts = sorted((w for w in words if w.strip()), key=len, reverse=True)
+            body = "|".join(
+                rf"(?<![A-Za-z]){re.escape(w)}(?![A-Za-z])" if w.isascii() else re.escape(w) for w in alts
+            )
+            self._enum_res[arg] = re.compile(body or r"(?!)", re.I)
+        return self._enum_res[arg].search(text) is not None
+
     def missing(
-        self, intent: str, slots: Collection[str], user_known: bool, named: Collection[str] = ()
+        self,
+        intent: str,
+        slots: Collection[str],
+        user_known: bool,
+        named: Collection[str] = (),
+        text: str | None = None,
     ) -> list[str] | None:
         """The required arguments of ``intent``'s plan with no grounded value, in plan order
         (None when the intent has no known plan or names a tool outside the registry). When two
         arguments compete for one slot (one text slot, a subject and a body), the ones the model
-        ``named`` as missing are the ones left without it."""
+        ``named`` as missing are the ones left without it; ``text``: the (masked) request, for the
+        enum arguments whose words the check knows."""
         steps = self.intents.get(intent)
         if not steps or any(tool not in self.by_name for tool, _ in steps):
             return None
@@ -158,8 +188,12 @@ class SufficiencyCheck:
                 if isinstance(v, str) and _REF.match(v):
                     continue  # an earlier step of the intent's plan provides it
                 toks = self._tokens(tool, arg, avail)
-                if toks is None:
-                    continue  # enum / boolean / const: a choice, not a value to find
+                if toks is None:  # enum / boolean / const: a choice, not a value to find ...
+                    prop = tool.args_schema.get("properties", {}).get(arg, {})
+                    placeholder = isinstance(v, str) and _PLACEHOLDER.match(v)
+                    if placeholder and not self._enum_written(arg, prop, text):
+                        out.append(arg)  # ... unless the request must write it and does not
+                    continue
                 if v is not None and not (isinstance(v, str) and _PLACEHOLDER.match(v)):
                     continue  # a literal of the intent's plan
                 prop = tool.args_schema.get("properties", {}).get(arg, {})
@@ -175,11 +209,14 @@ class SufficiencyCheck:
         return list(dict.fromkeys(out))
 
     # -- decisions -------------------------------------------------------------------------
-    def judge(self, out: InsufficientContext, slots: Collection[str], user_known: bool) -> Judgement:
-        """What to do with the model's insufficient-context answer for a request with ``slots``."""
+    def judge(
+        self, out: InsufficientContext, slots: Collection[str], user_known: bool, text: str | None = None
+    ) -> Judgement:
+        """What to do with the model's insufficient-context answer for a request with ``slots``
+        (and ``text``, the masked request)."""
         if not self.cfg.enabled or not out.intent:
             return Judgement(Decision.KEEP)
-        missing = self.missing(out.intent, slots, user_known, out.required_fields)
+        missing = self.missing(out.intent, slots, user_known, out.required_fields, text)
         if missing is None:
             return Judgement(Decision.KEEP)
         tools = tuple(dict.fromkeys(t for t, _ in self.intents[out.intent]))

@@ -10,7 +10,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from thought_model.checkpoint import DEFAULT_CHECKPOINT, checkpoint_domain
+from thought_model.checkpoint import (
+    DEFAULT_CHECKPOINT,
+    checkpoint_domain,
+    checkpoint_intent_steps,
+    checkpoint_value_words,
+)
 from thought_model.engine.base import PlanEngine
 from thought_model.engine.codec import PlanCodec, default_codec
 
@@ -73,7 +78,13 @@ def load_engine(
     engine = _build(kind, ckpt, codec, cpu_config, vllm_config)
     from thought_model.compose import maybe_composing
 
-    return maybe_composing(engine, compose, tools=domain.tools)
+    return maybe_composing(
+        engine,
+        compose,
+        tools=domain.tools,
+        intent_steps=checkpoint_intent_steps(ckpt),
+        value_words=checkpoint_value_words(ckpt),
+    )
 
 
 def _build(kind: str | None, ckpt: Path, codec: PlanCodec, cpu_config, vllm_config) -> PlanEngine:
