@@ -44,6 +44,8 @@ class TrainConfig:
     teacher_templates: int = 200  # training templates sent (picked with the seed); 0 = all
     # tokenizer / model
     vocab_size: int = 3072
+    # training.tokenizer.TokenizerVersion: 2 pre-split, 1 legacy (the default checkpoint's)
+    tokenizer_version: int = 2
     hidden_size: int = 256
     intermediate_size: int = 512
     num_layers: int = 3
@@ -78,6 +80,7 @@ class TrainConfig:
     def from_json(cls, data: dict[str, Any]) -> TrainConfig:
         known = {f.name for f in fields(cls)}
         kw = {k: v for k, v in data.items() if k in known}
+        kw.setdefault("tokenizer_version", 1)  # a config saved before the field: the legacy tokenizer
         if isinstance(kw.get("weights"), dict):
             kw["weights"] = FieldWeights(**kw["weights"])
         return cls(**kw)
@@ -96,6 +99,9 @@ PRESETS: dict[Preset, dict[str, Any]] = {
         n_train=24_000,
         n_eval=60,
         vocab_size=2048,
+        # every decision token weighs 1 (argument values, the step/stop choice after a step, the end):
+        # the default weights (arguments 0.2 < step ids 0.4) under-weighted the argument values
+        weights=dict(step_id=0.5, dependencies=1.0, arguments=1.0, format=0.5, eos=1.0),
         hidden_size=256,
         intermediate_size=512,
         num_layers=3,
@@ -172,6 +178,8 @@ _HELP = {
     "teacher_per_template": "paraphrases asked per template from --teacher",
     "teacher_templates": "training templates sent to --teacher (picked with --seed; 0: all)",
     "vocab_size": "BPE vocabulary size (slot and special tokens included)",
+    "tokenizer_version": "2: words, digits, punctuation runs and Han runs split before BPE (merges never "
+    "cross a space); 1: the legacy tokenizer of the default checkpoint (no pre-split)",
     "hidden_size": "model width",
     "intermediate_size": "MLP width",
     "num_layers": "transformer layers",
@@ -241,7 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
 def config_from_args(argv: list[str]) -> TrainConfig:
     """Parse flags (and ``--config FILE``) into a :class:`TrainConfig`."""
     args = build_parser().parse_args(argv)
-    base: dict[str, Any] = dict(PRESETS[Preset(args.preset)]) if args.preset else {}
+    base: dict[str, Any] = {"tokenizer_version": TrainConfig.tokenizer_version}
+    base.update(PRESETS[Preset(args.preset)] if args.preset else {})
     if args.config is not None:
         base.update(json.loads(Path(args.config).read_text()))
     for k, v in vars(args).items():

@@ -156,6 +156,7 @@ def _tokenizer(cfg: TrainConfig, data: Path, out: Path, d: Dist, lexicon: Lexico
             (row_prompt(r) + target_text(r["target"]) for r in rows),
             vocab_size=cfg.vocab_size,
             added_tokens=slot_tokens(lexicon),
+            version=cfg.tokenizer_version,
         )
         save_tokenizer(tok, tok_dir)
     if d.world > 1:
@@ -385,6 +386,11 @@ def _export(
         "intents": sorted(
             {i.name for i in (domain.phrasing.intents if domain.phrasing else ())} | {"multi_task"}
         ),
+        "intent_steps": {  # the composer's sufficiency check grounds these plans (a user registry's)
+            i.name: [[tool, args] for tool, args, _ in i.steps]
+            for i in (domain.phrasing.intents if domain.phrasing else ())
+        },
+        "value_words": {a: {v: list(ws) for v, ws in vals.items()} for a, vals in domain.value_words.items()},
         "device": "cuda" if torch.cuda.is_available() else "cpu",
         "torch_threads": torch.get_num_threads(),
         "final_teacher_forced": last_eval,

@@ -68,6 +68,14 @@ def test_helpdesk_train_plan_serve(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert main(argv) == 0
     meta = json.loads((out / "train_config.json").read_text())
     assert meta["registry"] == "tao.domains.helpdesk:registry"
+    assert meta["config"]["tokenizer_version"] == 2  # tao train trains the pre-split tokenizer
+    assert json.loads((out / "tokenizer_config.json").read_text())["tao_tokenizer_version"] == 2
+    # the derived intents' plans, for the composer's sufficiency check (a user registry has no others)
+    from thought_model.checkpoint import checkpoint_intent_steps
+
+    steps = checkpoint_intent_steps(out)
+    assert steps is not None and set(steps) == set(meta["intents"]) - {"multi_task"}
+    assert ("reset_password", {"employee_id": "<ME>", "system": "{system}"}) in steps["reset_password_me"]
     snap = json.loads((out / "domain.json").read_text())
     assert {t["name"] for t in snap["tools"]} == HELPDESK_TOOLS
     assert snap["lexicon"]["me_kind"] == "EMPLOYEE"
