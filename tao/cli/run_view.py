@@ -29,6 +29,7 @@ def _carry_line(carry: dict[str, Any] | None) -> str:
         return ""
     return (
         f"  [carry-over {carry['kind']}"
+        + (f" via candidate {carry['candidate']}" if carry.get("candidate") else "")
         + (f" → {_short(carry['request'], 60)}" if carry.get("rewritten") else "")
         + "]"
     )
@@ -63,7 +64,10 @@ def render(out: dict[str, Any], console: Console | None = None) -> None:
             ),
             "correction": lambda: f"{p.get('error_type')} → {p.get('handler')} → {p.get('action')}",
             "error": lambda: f"{p.get('error_type')}: {_short(p.get('message') or p.get('errors'), 80)}",
-            "final": lambda: f"{p.get('status')} {p.get('error_type') or ''}",
+            "final": lambda: (
+                f"{p.get('status')} {p.get('error_type') or ''}"  # a session candidate changes the turn
+                + (_carry_line(p.get("carry_over")) if (p.get("carry_over") or {}).get("candidate") else "")
+            ),
         }.get(ev["kind"], lambda: _short(p))()
         dur = ev.get("duration_ms")
         t.add_row(

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from datetime import date, datetime
 
+import pytest
+
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
 from tao.domains import load_domain
 from tao.loop.candidates import own_cues, settle
@@ -350,3 +352,46 @@ def test_a_better_question_is_about_a_task_that_needs_the_anchored_time() -> Non
         {"2026-06-08还有一笔餐费": InsufficientContext(required_fields=["city"])},
     )
     assert isinstance(out, InsufficientContext) and out.required_fields == ["amount", "description"]
+
+
+# --------------------------------------------------------------------------- with the model
+@pytest.fixture(scope="module")
+def engine():
+    from tao.loop.runtime import load_plan_engine
+    from thought_model.checkpoint import DEFAULT_CHECKPOINT
+
+    e = load_plan_engine(DEFAULT_CHECKPOINT, "cpu")
+    yield e
+    e.close()
+
+
+@pytest.mark.slow
+def test_through_the_loop_a_correction_and_a_person(engine) -> None:
+    """The real loop (default model, mock service): the candidate's plan is what runs, and the
+    final event's carry_over says which candidate was kept."""
+    from tao.action.permissions import approve_tools
+    from tao.loop.planner import EnginePlanner
+    from tao.loop.runtime import Runtime
+    from tao.loop.session import MemorySessionStore
+    from thought_model.checkpoint import DEFAULT_CHECKPOINT, checkpoint_domain
+
+    async def go(turns: list[str]) -> list:
+        rt = Runtime(
+            domain=checkpoint_domain(DEFAULT_CHECKPOINT, None, full=True), session_store=MemorySessionStore()
+        )
+        try:
+            loop = rt.loop(EnginePlanner(engine))
+            return [await loop.run(t, SESSION, approver=approve_tools(sorted(SCHEMAS))) for t in turns]
+        finally:
+            await rt.aclose()
+
+    r = asyncio.run(go(["weather in Paris on Saturday", "sorry, I meant Sunday"]))
+    assert [(s["tool"], s["arguments"]) for s in r[1].plan["steps"]] == [
+        ("get_weather", {"city": "Paris", "date": "2026-06-14"})
+    ]
+    final = next(e for e in r[1].events if e.kind == "final").payload["carry_over"]
+    assert final["candidate"] == "swap" and final["kind"] == "swap"
+    assert any(n.startswith("candidate swap kept") for n in final["notes"])
+    r2 = asyncio.run(go(["who has the email chen.li@corp.com", "their profile pls"]))
+    assert [s["tool"] for s in r2[1].plan["steps"]] == ["find_user", "get_user_profile"]
+    assert r2[1].plan["steps"][1]["arguments"] == {"user_id": "${t1.user_id}"}
