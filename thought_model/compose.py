@@ -51,6 +51,7 @@ from thought_model.entities import ME_SLOT, SLOT_TOKEN_RE, Perception, perceive
 from thought_model.evidence import prune_unasked
 from thought_model.fanout import fan_out
 from thought_model.referents import third_person_user
+from thought_model.status_words import fix_status
 from thought_model.sufficiency import (
     Decision,
     SufficiencyCheck,
@@ -271,7 +272,9 @@ class ComposerConfig:
     clean_whole: bool = True  # whole-request plan: drop repeated steps and a stray session-user chain
     fan_out: bool = True  # final plan: one step per value of a coordinated list (thought_model.fanout)
     prune: bool = True  # final plan: drop steps the request gives no word for (thought_model.evidence)
+    status_words: bool = True  # final plan: list steps' status from the request's words
     referents: bool = True  # final plan: "his / 她的" is the named person's id, not the speaker's
+    trailing_asks: bool = True  # a clause failed: still add the last clauses' asks the whole plan lacks
     prefer_clause_args: bool = True  # same tools, order and links as the whole plan: the clauses' arguments
     # code checks the model's insufficient_context answers (thought_model.sufficiency)
 
@@ -553,6 +556,8 @@ class ComposingEngine(PlanEngine):
             named = third_person_user(plan, job.req.text, me, job.perception.slots)
             if named is not plan:
                 plan = clean_plan(named, None, job.req.text)  # the repeats it made (profile twice)
+        if self.cfg.status_words:
+            plan = fix_status(plan, job.req.text)
         if self.cfg.prune:
             plan = prune_unasked(plan, job.req.text, job.perception.slots)
         if self.cfg.fan_out:
@@ -571,6 +576,10 @@ class ComposingEngine(PlanEngine):
                 whole = job.whole = replace(whole, output=cleaned, text=text)
         if not job.clauses:
             return whole
+        if any(p is None or not p.ok or isinstance(p.output, InsufficientContext) for p in job.parts):
+            tail = self._with_trailing_asks(job, whole) if self.cfg.trailing_asks else None
+            if tail is not None:
+                return tail
         if any(p is None or not p.ok for p in job.parts):
             return whole
         parts = [p for p in job.parts if p is not None]  # all of them (checked above)
@@ -607,6 +616,34 @@ class ComposingEngine(PlanEngine):
                     )
             return whole  # (more tools at the same call count: "the profile twice, no weather")
         job.how = "composed"
+        return PlanResult(output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
+
+    def _with_trailing_asks(self, job: _Job, whole: PlanResult) -> PlanResult | None:
+        """The whole plan plus the last clauses' plans it lacks, when some clause failed (so no
+        composition): a trailing clause that planned tools the whole plan has none of, without
+        references, is an ask the whole plan dropped ("find a room …, book it, 再建个日程叫周会":
+        "book it" came back insufficient alone, the whole plan had find + book only)."""
+        if not whole.ok or not isinstance(whole.output, ThoughtPlan):
+            return None
+        have = {s.tool for s in whole.output.steps}
+        tail: list[ThoughtPlan] = []
+        for p in reversed(job.parts):
+            out = p.output if p is not None and p.ok else None
+            if not isinstance(out, ThoughtPlan) or {s.tool for s in out.steps} & have:
+                break
+            if any(s.dependencies or any(_has_ref(v) for v in s.arguments.values()) for s in out.steps):
+                break
+            tail.insert(0, out)
+        if not tail:
+            return None
+        steps = list(whole.output.steps)
+        for out in tail:
+            for s in out.steps:
+                steps.append(s.model_copy(update={"step_id": f"t{len(steps) + 1}"}))
+        if len(steps) > self.cfg.max_steps:
+            return None
+        plan = whole.output.model_copy(update={"steps": steps, "intent": MULTI_INTENT})
+        job.how = "whole+trailing"
         return PlanResult(output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
 
     @staticmethod
@@ -864,6 +901,12 @@ def _clause_grounded(whole: ThoughtPlan, composed: ThoughtPlan, job: _Job) -> Th
     if not changed:
         return whole
     return whole.model_copy(update={"steps": steps})
+
+
+def _has_ref(v: Any) -> bool:
+    if isinstance(v, list):
+        return any(_has_ref(x) for x in v)
+    return isinstance(v, str) and (v.startswith(_REF_MARK) or re.fullmatch(REF_PATTERN, v) is not None)
 
 
 def _same_shape(plan: ThoughtPlan, other: Any) -> bool:

@@ -80,3 +80,26 @@ def test_an_ellipsis_of_the_same_tool_keeps_the_shared_date() -> None:
     ]
     res, _ = run(rules, text)
     assert [s.arguments.get("date") for s in res.output.steps] == ["@tomorrow", "@tomorrow"]
+
+
+def test_a_trailing_ask_the_whole_plan_dropped_is_added_when_a_clause_failed() -> None:
+    text = "Find a room tomorrow at 2pm for 5 people for an hour, book it, and check the weather in Paris"
+    find = step("find_meeting_room", start="<DATE1>", duration_min="<DUR1>", capacity="<NUM1>")
+    book = step("book_meeting_room", room_id="${t1.room_id}", start="<DATE1>", duration_min="<DUR1>")
+    rules = [
+        (["book it, and check"], plan("book_meeting_room", find, book, deps={2: ["t1"]})),
+        (["Find a room"], plan("find_meeting_room", find)),
+        (["book it"], {"error": "insufficient_context", "required_fields": ["room_id"], "intent": "x_y"}),
+        (
+            ["weather in <CITY1>"],
+            {"error": "insufficient_context", "required_fields": ["city"], "intent": "x_y"},
+        ),
+    ]
+    res, _ = run(rules, text, refill=False)
+    assert [s.tool for s in res.output.steps] == ["find_meeting_room", "book_meeting_room"]  # no plan to add
+    rules[3] = (["weather in <CITY1>"], plan("query_weather", step("get_weather", city="<CITY1>")))
+    res, _ = run(rules, text, refill=False)
+    assert [s.tool for s in res.output.steps] == ["find_meeting_room", "book_meeting_room", "get_weather"]
+    assert res.output.steps[2].arguments == {"city": "Paris"} and res.output.intent == "multi_task"
+    off, _ = run(rules, text, refill=False, trailing_asks=False)
+    assert [s.tool for s in off.output.steps] == ["find_meeting_room", "book_meeting_room"]

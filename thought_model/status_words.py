@@ -1,0 +1,89 @@
+"""Status filters of the list tools decided by the request's words, not guessed.
+
+``list_orders`` / ``list_invoices`` / ``list_expenses`` take an optional ``status`` enum. The
+model drops the one the user said ("pending / 待支付", "still in approval / 审批中") or invents
+one nobody said ("whatever invoices Sam racked up" -> ``status=issued``). :func:`fix_status`:
+
+* the request's status words for the tool (:data:`STATUS_WORDS`, zh + en; negated and longer
+  forms first: "未通过" is rejected, not approved) give at most one enum value;
+* one value -> the step's status is that value; none -> a status the step has is dropped;
+  words for two different values -> the step is left as the model planned it;
+* a list step a later step needs is left alone: it finds the item a status question is about
+  ("is my last expense claim paid yet"), the word is the question, not a filter; question forms
+  ("shipped yet", "签收了吗") are no filter either.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tao.contracts import ThoughtPlan
+from thought_model.perception.normalize import to_simplified
+
+STATUS_WORDS: dict[str, list[tuple[str, str]]] = {
+    "list_orders": [
+        (
+            "pending",
+            r"\bpending\b|unpaid|not (?:yet )?paid|awaiting payment|待支付|待付款|未付款|没付款|未支付|没支付",
+        ),
+        ("refunded", r"\brefunded\b|已退款|退款了的|退过款|退了款"),
+        ("cancelled", r"\bcancell?ed\b|已取消|取消了的|取消掉的|被取消"),
+        ("in_transit", r"in transit|on (?:the|its|their) way|在途|运输中|在路上|配送中"),
+        ("delivered", r"\bdelivered\b(?!\s+yet)|已送达|签收(?!了?[吗没])|送到了的|已收货"),
+        ("shipped", r"\bshipped\b(?!\s+yet)|已发货(?![吗没])|发货了的|已发出|发出去的"),
+        ("paid", r"\bpaid\b(?!\s+yet)|已付款|已支付|付过款|付了款|已付"),
+    ],
+    "list_invoices": [
+        ("pending", r"\bpending\b|not (?:yet )?issued|待开|未开|还没开|待处理"),
+        ("void", r"\bvoid(?:ed)?\b|作废|已作废|cancell?ed"),
+        ("issued", r"\bissued\b|已开|开好|开好了|已开具|开出的|开出来的"),
+    ],
+    "list_expenses": [
+        ("rejected", r"\brejected\b|declined|denied|turned down|驳回|被拒|拒绝|没通过|未通过|没批|没有批"),
+        (
+            "submitted",
+            r"in review|under review|awaiting approval|pending approval|still in approval|not (?:yet )?approved"
+            r"|\bpending\b|审批中|待审批|审核中|在审|还在审|待审核|未审批|还没批",
+        ),
+        ("approved", r"\bapproved\b|已批|批了|批下来|已通过|通过了|批准"),
+        ("paid", r"\bpaid\b(?!\s+yet)|reimbursed(?!\s+yet)|已报销|已打款|已到账|已支付|已付|报销了的"),
+    ],
+}
+
+
+def status_of(tool: str, text: str) -> str | bool | None:
+    """The one status value the request's words give for ``tool``; None when it has none; False
+    when it names two different ones."""
+    rules = STATUS_WORDS.get(tool)
+    if rules is None:
+        return None
+    t = to_simplified(text)
+    found: set[str] = set()
+    for value, rx in rules:  # negated / longer forms first, then blanked out
+        pat = re.compile(rx, re.I)
+        if pat.search(t):
+            found.add(value)
+            t = pat.sub(" ", t)
+    if len(found) > 1:
+        return False
+    return next(iter(found), None)
+
+
+def fix_status(plan: ThoughtPlan, text: str) -> ThoughtPlan:
+    """``plan`` with each list step's status set from the request's words (module doc)."""
+    steps = []
+    changed = False
+    needed = {d for s in plan.steps for d in s.dependencies}
+    for s in plan.steps:
+        want = status_of(s.tool, text)
+        if s.step_id in needed:  # "is my last claim paid yet": the list finds the item asked about
+            steps.append(s)
+            continue
+        if s.tool in STATUS_WORDS and want is not False and s.arguments.get("status") != want:
+            args = {k: v for k, v in s.arguments.items() if k != "status"}
+            if want is not None:
+                args["status"] = want
+            s = s.model_copy(update={"arguments": args})
+            changed = True
+        steps.append(s)
+    return plan.model_copy(update={"steps": steps}) if changed else plan
