@@ -216,6 +216,40 @@ def anchor_delta(fu: Followup, snap: Snapshot, schemas: dict[str, dict[str, Any]
     return Delta("DATE", _shift_day(got[1][:10], fu.anchor[0]), fu.anchor[1])
 
 
+_LABEL = {  # how a bare free-text answer is labelled for the plan model (zh, en)
+    "reason": ("原因是", "reason: "),
+    "description": ("说明：", "description: "),
+    "body": ("内容：", "body: "),
+    "subject": ("主题：", "subject: "),
+}
+_ONE_NUMBER = re.compile(r"^\D{0,16}?(?<![\d.])(\d{1,3})(?![\d.])\D{0,16}$")
+
+
+def labelled_answer(
+    schemas: dict[str, dict[str, Any]], text: str, fu: Followup, snap: Snapshot
+) -> str | None:
+    """A short turn that answers the open question without the words that say so: a bare number
+    for the one integer field asked ("for 7", "we're 11" -> "for 7 people"), or a bare phrase for
+    the one free-text field asked ("买重复了" -> "原因是买重复了"). None when the turn has values of
+    its own, names a tool the open request does not, or the question asked for more than one such
+    field."""
+    pending = snap.pending
+    tools = tuple(sorted(schemas))
+    if pending is None or own_cues(text, fu.deltas, tools) - own_cues(pending.request, [], tools):
+        return None
+    props = {k: p for schema in schemas.values() for k, p in _props(schema).items()}
+    ints = [f for f in pending.required_fields if f in props and '"integer"' in json.dumps(props[f])]
+    zh = is_zh(text)
+    m = _ONE_NUMBER.match(text.strip())
+    if m and len(ints) == 1 and not any(d.type in ("NUM", "DUR", "DATE", "AMOUNT") for d in fu.deltas):
+        return render_value(ints[0], int(m.group(1)), props[ints[0]], zh)  # the value, labelled
+    free = [f for f in pending.required_fields if f in _LABEL]
+    if len(free) == 1 and len(pending.required_fields) == 1 and not fu.deltas and len(text.strip()) <= 60:
+        label = _LABEL[free[0]][0 if zh else 1]
+        return label + text.strip().rstrip("。.！!")
+    return None
+
+
 # --------------------------------------------------------------------------- checks
 def _key(tool: str, args: dict[str, Any], session: SessionState) -> tuple[str, str]:
     now = session_now(session)

@@ -221,6 +221,21 @@ class CarryOver:
         carry.slots = dict(snap.entities)
         carry.snap = snap
         carry.prev_tools = [s.tool for s in snap.steps]
+        if snap.pending is not None and fu.kind in (CarryKind.NEW, CarryKind.REFER):
+            from tao.loop.candidates import labelled_answer
+
+            labelled = labelled_answer(self.schemas, request, fu, snap)
+            if labelled is not None:  # "for 7" -> "for 7 people", "买重复了" -> "原因是买重复了"
+                carry.kind, fu.kind = CarryKind.ANSWER, CarryKind.ANSWER
+                fu.cues.append("pending: labelled answer")
+                sep = "，" if is_zh(request) else ", "
+                carry.request = snap.pending.request.rstrip("。.？?！! ") + sep + labelled
+                carry.notes.append(
+                    f"answer: the turn read as the open question's {snap.pending.required_fields}"
+                )
+                if strategy is CarryStrategy.FILL:
+                    carry.request = request
+                return carry
         if fu.kind is CarryKind.NEW:
             return carry
         zh = is_zh(request)

@@ -395,3 +395,27 @@ def test_through_the_loop_a_correction_and_a_person(engine) -> None:
     r2 = asyncio.run(go(["who has the email chen.li@corp.com", "their profile pls"]))
     assert [s["tool"] for s in r2[1].plan["steps"]] == ["find_user", "get_user_profile"]
     assert r2[1].plan["steps"][1]["arguments"] == {"user_id": "${t1.user_id}"}
+
+
+def test_a_bare_answer_is_labelled_with_the_field_the_question_asked() -> None:
+    def pending(req: str, missing: list[str]) -> Snapshot:
+        return Snapshot(
+            turn=1,
+            request=req,
+            effective_request=req,
+            status="needs_user",
+            pending=PendingSnap(request=req, required_fields=missing),
+        )
+
+    room = pending("find me a room tomorrow 3pm for an hour", ["capacity"])
+    c = CO.prepare("we're 11", SESSION, room)
+    assert (
+        c.kind is CarryKind.ANSWER and c.request == "find me a room tomorrow 3pm for an hour, for 11 people"
+    )
+    cancel = pending("帮我取消订单202605121234567890", ["reason"])
+    c2 = CO.prepare("买重复了", SESSION, cancel)
+    assert c2.kind is CarryKind.ANSWER and c2.request == "帮我取消订单202605121234567890，原因是买重复了"
+    # a turn naming another task, or a question with two integer fields, is no labelled answer
+    assert CO.prepare("list my orders", SESSION, room).kind is CarryKind.NEW
+    two = pending("帮我找个明天下午两点的会议室", ["duration_min", "capacity"])
+    assert CO.prepare("8个", SESSION, two).kind is CarryKind.NEW
