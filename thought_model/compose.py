@@ -58,6 +58,7 @@ from thought_model.sufficiency import (
     SufficiencyConfig,
     reference_intent_steps,
 )
+from thought_model.updates import profile_updates
 
 MULTI_INTENT = "multi_task"
 _REF_MARK = "\x00ref:"  # value of a reference slot: \x00ref:<clause>:<step index>:<output>
@@ -272,6 +273,7 @@ class ComposerConfig:
     clean_whole: bool = True  # whole-request plan: drop repeated steps and a stray session-user chain
     fan_out: bool = True  # final plan: one step per value of a coordinated list (thought_model.fanout)
     prune: bool = True  # final plan: drop steps the request gives no word for (thought_model.evidence)
+    profile_updates: bool = True  # final plan: one update_user_profile per field the request sets
     status_words: bool = True  # final plan: list steps' status from the request's words
     referents: bool = True  # final plan: "his / 她的" is the named person's id, not the speaker's
     trailing_asks: bool = True  # a clause failed: still add the last clauses' asks the whole plan lacks
@@ -556,6 +558,8 @@ class ComposingEngine(PlanEngine):
             named = third_person_user(plan, job.req.text, me, job.perception.slots)
             if named is not plan:
                 plan = clean_plan(named, None, job.req.text)  # the repeats it made (profile twice)
+        if self.cfg.profile_updates:
+            plan = profile_updates(plan, job.perception.masked, job.perception.slots, me)
         if self.cfg.status_words:
             plan = fix_status(plan, job.req.text)
         if self.cfg.prune:

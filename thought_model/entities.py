@@ -836,6 +836,8 @@ def perceive(
             if len(n) < 3:
                 continue
             n = n[:-1]
+        if len(n) == 3 and n.endswith("的"):  # "查一下陈伟的发票": 的 ends the name
+            n = n[:-1]
         if n not in rules.name_block_zh and not n.startswith(("谢谢", "谢啦", "谢了")):  # 谢: a surname
             spans.add("NAME", m.start("n"), m.start("n") + len(n), text, n)
     for m in _EN_NAME.finditer(text):

@@ -140,3 +140,8 @@ def test_a_name_after_zhao_dao_or_zhao_yi_xia() -> None:
     assert perceive("找到刘洋，把他的手机号改成13912345678", today=today).slots.get("<NAME1>") == "刘洋"
     assert perceive("幫我找一下黃志明，看看他的訂單", today=today).slots.get("<NAME1>") == "黄志明"
     assert not any(t.startswith("<NAME") for t in perceive("找一下会议室", today=today).slots)
+
+
+def test_a_two_character_name_before_de_loses_it() -> None:
+    """'查一下陈伟的发票': the name is 陈伟, not 陈伟的 (the greedy 1-2 characters took 的)."""
+    assert perceive("幫我查一下陳偉的發票", today=date(2026, 5, 11)).slots.get("<NAME1>") == "陈伟"

@@ -1,0 +1,95 @@
+"""Several profile fields changed in one request: one ``update_user_profile`` per field.
+
+"Change my city to Shenzhen and my name to Lily Zhang", "我的资料要改两处：城市改成南京，名字改成王小明",
+"Set my phone to <PHONE1> and my email to <EMAIL1>": the model plans one update, or reads the new
+name as a person to look up (``find_user(name=Lily Zhang)`` + one update of that user).
+:func:`profile_updates`:
+
+* the masked request's **field → value pairs**: a field word (phone / email / city / name, zh
+  and en) followed within a few characters by a set-verb (to, 改成, 变更为…) and a slot of that
+  field's kind (``city to <CITY1>``, ``城市改成<CITY1>``);
+* a ``find_user`` step whose argument is one of the new values is no person to look up: it is
+  dropped and the steps that used its ``user_id`` take the session user's id;
+* with at least one update step planned, each pair no update step covers gets a copy of the first
+  update step (same user) with that field and value, in the order the request names them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tao.contracts import ThoughtPlan
+from thought_model.plan_edit import Draft, build, drafts, ref_of
+
+FIELD_WORDS = {
+    "phone": (r"phone|mobile|cell|number|手机号码|手机号|手机|电话", "PHONE"),
+    "email": (r"e-?mail|mail|邮箱|电邮", "EMAIL"),
+    "city": (r"city|town|城市|所在地|常住地", "CITY"),
+    "name": (r"name|名字|姓名|改名", "NAME"),
+}
+
+
+_TO = r"(?:\bto\b|\bas\b|\binto\b|改成|改为|换成|换为|变更为|变为|更新为|更新成|设为|设置为|设成|写成|为|成)"
+"""A set-verb between the field word and the value ("手机号<PHONE1>对应的用户" is a lookup)."""
+
+
+def field_pairs(masked: str, slots: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(field, value) pairs the request asks to set, in text order."""
+    found: list[tuple[int, str, Any]] = []
+    for name, (words, kind) in FIELD_WORDS.items():
+        rx = re.compile(rf"(?:{words})[^<，,。;；]{{0,8}}?{_TO}\s*(?:the\s+|new\s+)*(<{kind}[1-9]>)", re.I)
+        for m in rx.finditer(masked):
+            value = slots.get(m.group(1))
+            if value is not None:
+                found.append((m.start(), name, value))
+    found.sort(key=lambda x: x[0])
+    out: list[tuple[str, Any]] = []
+    for _, name, value in found:
+        if all(v != value for _, v in out):
+            out.append((name, value))
+    return out
+
+
+def profile_updates(plan: ThoughtPlan, masked: str, slots: dict[str, Any], me: str | None) -> ThoughtPlan:
+    """``plan`` with one update per asked field (module doc); ``plan`` itself when unchanged."""
+    pairs = field_pairs(masked, slots)
+    if len(pairs) < 2:
+        return plan
+    steps = drafts(plan)
+    values = [v for _, v in pairs]
+    changed = False
+    for d in list(steps):
+        if d.tool == "find_user" and any(v in values for v in d.arguments.values()) and me:
+            for o in steps:
+                o.arguments = {
+                    a: (me if (r := ref_of(v)) is not None and r[0] == d.key else v)
+                    for a, v in o.arguments.items()
+                }
+                o.dependencies = [k for k in o.dependencies if k != d.key]
+            steps.remove(d)
+            changed = True
+    updates = [d for d in steps if d.tool == "update_user_profile"]
+    if not updates:
+        return plan
+    have = {(d.arguments.get("field"), d.arguments.get("value")) for d in updates}
+    template = updates[0]
+    at = max(i for i, d in enumerate(steps) if d.tool == "update_user_profile") + 1
+    for n, (name, value) in enumerate(pairs):
+        if (name, value) in have or any(d.arguments.get("value") == value for d in updates):
+            continue
+        args = {**template.arguments, "field": name, "value": value}
+        steps.insert(at, Draft(f"upd{n}", "update_user_profile", args, list(template.dependencies)))
+        at += 1
+        changed = True
+    if not changed:
+        return plan
+    order = {v: i for i, v in enumerate(values)}
+    ups = sorted(
+        (d for d in steps if d.tool == "update_user_profile"),
+        key=lambda d: order.get(d.arguments.get("value"), 99),
+    )
+    it = iter(ups)
+    steps = [next(it) if d.tool == "update_user_profile" else d for d in steps]
+    out = build(plan, steps)
+    return out if out is not None else plan
