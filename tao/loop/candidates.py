@@ -238,7 +238,14 @@ def labelled_answer(
     if pending is None or own_cues(text, fu.deltas, tools) - own_cues(pending.request, [], tools):
         return None
     props = {k: p for schema in schemas.values() for k, p in _props(schema).items()}
-    ints = [f for f in pending.required_fields if f in props and '"integer"' in json.dumps(props[f])]
+    ints = [  # a number without a unit is no duration ("8个" while duration and head count are asked)
+        f
+        for f in pending.required_fields
+        if f in props
+        and '"integer"' in json.dumps(props[f])
+        and "duration" not in f
+        and not f.endswith("_min")
+    ]
     zh = is_zh(text)
     m = _ONE_NUMBER.match(text.strip())
     if m and len(ints) == 1 and not any(d.type in ("NUM", "DUR", "DATE", "AMOUNT") for d in fu.deltas):

@@ -415,7 +415,9 @@ def test_a_bare_answer_is_labelled_with_the_field_the_question_asked() -> None:
     cancel = pending("帮我取消订单202605121234567890", ["reason"])
     c2 = CO.prepare("买重复了", SESSION, cancel)
     assert c2.kind is CarryKind.ANSWER and c2.request == "帮我取消订单202605121234567890，原因是买重复了"
-    # a turn naming another task, or a question with two integer fields, is no labelled answer
+    # a turn naming another task is no labelled answer
     assert CO.prepare("list my orders", SESSION, room).kind is CarryKind.NEW
+    # a number without a unit is the head count, not the duration
     two = pending("帮我找个明天下午两点的会议室", ["duration_min", "capacity"])
-    assert CO.prepare("8个", SESSION, two).kind is CarryKind.NEW
+    c3 = CO.prepare("8个", SESSION, two)
+    assert c3.kind is CarryKind.ANSWER and c3.request == "帮我找个明天下午两点的会议室，8个人"
