@@ -16,7 +16,16 @@ from tao.contracts import SessionState
 from thought_model.prompt import EOS_TOKEN, prepare_prompt
 from training.config import FieldWeights
 
-FORMAT, STEP, DEPS, ARGS = 0, 1, 2, 3
+FORMAT, STEP, DEPS, ARGS, LITERAL = 0, 1, 2, 3, 4
+"""Field classes of target characters; ``LITERAL``: a literal argument value (an enum value, a
+constant), not a slot token or a step reference (``FieldWeights.literals``)."""
+_IN_ARGS = -1  # context: inside "arguments" (keys and slot values ARGS, literal scalars LITERAL)
+
+
+def _literal(value: Any) -> bool:
+    if isinstance(value, str):
+        return not (value.startswith("<") and value.endswith(">")) and not value.startswith("${")
+    return value is not None
 
 
 def read_jsonl(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
@@ -48,16 +57,19 @@ def _pieces(obj: Any, ctx: int) -> Iterator[tuple[str, int]]:
         for i, (k, v) in enumerate(obj.items()):
             if i:
                 yield ",", FORMAT
-            key_cls = ARGS if ctx == ARGS else FORMAT
+            inside = ctx in (ARGS, _IN_ARGS)
+            key_cls = ARGS if inside else FORMAT
             yield json.dumps(k, ensure_ascii=False) + ":", key_cls
             if k == "step_id":
                 child = STEP
             elif k == "dependencies":
                 child = DEPS
-            elif k in ("arguments", "tool", "intent", "required_fields"):
+            elif k == "arguments":
+                child = _IN_ARGS
+            elif k in ("tool", "intent", "required_fields"):
                 child = ARGS
             else:
-                child = ARGS if ctx == ARGS else FORMAT
+                child = ctx if inside else FORMAT
             yield from _pieces(v, child)
         yield "}", FORMAT
     elif isinstance(obj, list):
@@ -68,7 +80,8 @@ def _pieces(obj: Any, ctx: int) -> Iterator[tuple[str, int]]:
             yield from _pieces(v, ctx)
         yield "]", FORMAT
     else:
-        yield json.dumps(obj, ensure_ascii=False, separators=(",", ":")), ctx
+        cls = (LITERAL if _literal(obj) else ARGS) if ctx == _IN_ARGS else ctx
+        yield json.dumps(obj, ensure_ascii=False, separators=(",", ":")), cls
 
 
 def char_classes(target: str) -> list[int]:
@@ -97,7 +110,14 @@ def encode_rows(
     rows = list(rows)
     prompts = [row_prompt(r) for r in rows]
     targets = [r["target"] for r in rows]
-    cls_w = {FORMAT: fw.format, STEP: fw.step_id, DEPS: fw.dependencies, ARGS: fw.arguments}
+    literals = fw.arguments if fw.literals is None else fw.literals
+    cls_w = {
+        FORMAT: fw.format,
+        STEP: fw.step_id,
+        DEPS: fw.dependencies,
+        ARGS: fw.arguments,
+        LITERAL: literals,
+    }
     p_enc = tokenizer(prompts, add_special_tokens=False)["input_ids"]
     t_enc = tokenizer(targets, add_special_tokens=False, return_offsets_mapping=True)
     eos = tokenizer.convert_tokens_to_ids(EOS_TOKEN)
