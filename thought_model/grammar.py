@@ -22,10 +22,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tao.contracts import InsufficientContext, SessionState, ThoughtPlan, ToolSpec
+from tao.contracts import InsufficientContext, PlanStep, SessionState, ThoughtPlan, ToolSpec
 from tao.contracts.domain import Lexicon
 from tao.contracts.plan import MAX_STEPS, REF_PATTERN, TIME_SYMBOL_PATTERN
 from thought_model.entities import MAX_SLOTS_PER_TYPE, ME_SLOT, SLOT_TOKEN_RE, Perception, default_lexicon
+from thought_model.invitees import PEOPLE_FIELDS as PEOPLE_LIST_FIELDS
+from thought_model.invitees import attach_invitees
 
 SEPARATORS = (",", ":")
 STEP_IDS = [f"t{i}" for i in range(1, MAX_STEPS + 1)]
@@ -48,6 +50,16 @@ FREE_TEXT_KINDS = ["CITY", "NAME", "TEXT", "EMAIL", "PHONE"]
 NUMBER_KINDS = ["AMOUNT"]
 INTEGER_KINDS = ["DUR", "NUM"]
 FREE_TEXT_LITERAL = r'[^"\\<>$@]{1,40}'
+PEOPLE_KINDS = ["NAME", "EMAIL", "PHONE"]
+"""A list of people (``attendees``) takes people slots only: the event's title (a ``<TEXT>``) had
+been listed as an attendee."""
+
+
+def integer_kinds(name: str) -> list[str]:
+    """The slot kinds of an integer argument, by its meaning: a field named like a duration
+    (``duration_min``, ``*_min``) takes a duration, any other integer a count. ``8个人`` is a head
+    count; offered to ``duration_min`` too, the model filled the meeting's length with it."""
+    return ["DUR"] if ("dur" in name or name.endswith("_min")) else ["NUM"]
 
 
 def slot_samples(lexicon: Lexicon | None = None) -> dict[str, list[str]]:
@@ -210,7 +222,7 @@ def _field_schema(
         return {"const": prop["const"]}
     typ = prop.get("type")
     if typ in ("number", "integer"):
-        kinds = NUMBER_KINDS if typ == "number" else INTEGER_KINDS
+        kinds = NUMBER_KINDS if typ == "number" else integer_kinds(name)
         slot = _pattern([_alts(kinds, avail), _numeric_ref(name, typ, tools, step)])
         if avail is not None:
             return slot
@@ -218,7 +230,16 @@ def _field_schema(
     if typ == "boolean":
         return {"type": "boolean"}
     if typ == "array":
-        items = _field_schema(name, prop.get("items", {"type": "string"}), tools, avail, step, lexicon)
+        item_prop = prop.get("items", {"type": "string"})
+        if name in PEOPLE_LIST_FIELDS and not _nonnull(item_prop).get("pattern"):
+            people = _pattern([_alts(PEOPLE_KINDS, avail)] + ([FREE_TEXT_LITERAL] if avail is None else []))
+            if people is None:
+                return None
+            out_p: dict[str, Any] = {"type": "array", "items": people}
+            if "maxItems" in prop:
+                out_p["maxItems"] = prop["maxItems"]
+            return out_p
+        items = _field_schema(name, item_prop, tools, avail, step, lexicon)
         if items is None:
             return None
         out: dict[str, Any] = {"type": "array", "items": items}
@@ -455,6 +476,11 @@ def parse_output(
             from thought_model.ref_repair import repair_references
 
             plan = repair_references(plan, tools, perception)
+            plan = attach_invitees(plan, list(tools), perception)
+            tidied = tidy_arguments(plan, tools)
+            if isinstance(tidied, InsufficientContext):
+                return tidied
+            plan = tidied
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(x) for x in first.get("loc", ()))
@@ -463,6 +489,67 @@ def parse_output(
         ) from None
     _check_plan(plan, tools)
     return plan
+
+
+PERIOD_SYMBOL_RE = re.compile(
+    r"^@(?:this_week|last_week|next_week|this_month|last_month|next_month|this_year|last_year"
+    r"|last_days:[0-9]+|next_days:[0-9]+)$"
+)
+"""Time symbols that name a period, never one day: no value for a start time."""
+
+
+def _day_field(prop: dict[str, Any]) -> bool:
+    """A string field that takes a day (with an optional time) but not a month or a period."""
+    pattern = _nonnull(prop).get("pattern")
+    if not pattern:
+        return False
+    return re.search(pattern, "2026-03-05") is not None and re.search(pattern, "2026-03") is None
+
+
+def tidy_arguments(plan: ThoughtPlan, tools: Sequence[ToolSpec]) -> ThoughtPlan | InsufficientContext:
+    """Argument rules after decoding (project decisions, issue #14):
+
+    * an **optional** argument given ``@now`` is dropped: "现在北京天气" / "weather … right now"
+      asks about today, which the tool's default already is (writers omit it), and ``@now`` is a
+      clock time the date field resolved to;
+    * a string list (attendees) keeps each value once, in order;
+    * a **required** start-time field (a day field whose name is ``start``) holding a period
+      symbol (``@next_week`` of "下周…具体哪天几点都还没定") has no value: the plan becomes
+      ``insufficient_context`` for that field.
+    """
+    by_name = {t.name: t for t in tools}
+    steps: list[PlanStep] = []
+    missing: list[str] = []
+    changed = False
+    for st in plan.steps:
+        spec = by_name.get(st.tool)
+        if spec is None:
+            steps.append(st)
+            continue
+        props: dict[str, Any] = spec.args_schema.get("properties", {})
+        required = set(spec.args_schema.get("required", []))
+        args: dict[str, Any] = {}
+        for k, v in st.arguments.items():
+            prop = props.get(k, {})
+            if v == "@now" and k not in required:
+                changed = True
+                continue
+            if isinstance(v, list) and all(isinstance(x, str) for x in v) and len(set(v)) < len(v):
+                v = list(dict.fromkeys(v))
+                changed = True
+            if (
+                k == "start"
+                and k in required
+                and isinstance(v, str)
+                and PERIOD_SYMBOL_RE.match(v)
+                and _day_field(prop)
+            ):
+                missing.append(k)
+            args[k] = v
+        steps.append(st.model_copy(update={"arguments": args}) if args != st.arguments else st)
+    if missing:
+        return InsufficientContext(required_fields=list(dict.fromkeys(missing)), intent=plan.intent)
+    return plan.model_copy(update={"steps": steps}) if changed else plan
 
 
 def time_symbol_ok(value: str) -> bool:

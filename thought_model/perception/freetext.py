@@ -32,6 +32,9 @@ _EN_NEXT_CUE = re.compile(
 _ZH_CUES = re.compile(
     r"(?:邮件正文|邮件内容|正文|内容|备注)(?:就|里|中)?(?:写上|写着|写|填上|填|用)(?:[:：]\s*)?"
     r"|(?:标题|主题|题目)(?:就|要)?(?:叫做|叫|写|用|定为|设为)(?:[:：]\s*)?"
+    r"|(?:发票)?抬头(?:就|要|请)?(?:写上(?![海饶虞])|写成|写|开成|开给|开|填上|填|用)(?:[:：]\s*)?"
+    # a bare field word before its value: "主题 明天请假 内容 …", "，标题周会，"
+    r"|(?:(?<=^)|(?<=[\s，,。；;]))(?:邮件)?(?:标题|主题|题目|内容|正文)(?:\s+|(?=[^\s是为叫写用就要:：，,。的里中和呢吗啥我还待稍先没]))"
 )
 _ZH_SAY = re.compile(
     r"(?:邮件|邮箱|信)[，,]?\s?(?:跟他们|跟他|跟她|告诉他们|告诉他|告诉她|通知他们|通知他|通知她)?说"
@@ -43,10 +46,44 @@ _EMAIL_ASK_END = re.compile(
     re.I,
 )
 _EN_CUES = re.compile(
-    r"(?<![A-Za-z])(?:subject(?:\s+line)?|title|topic|body)(?:\s+(?:is|should be|reads|as|=))?\s+"
+    r"(?<![A-Za-z])(?:subject(?:\s+line)?|title|topic|body|header)(?:\s+(?:is|should be|reads|as|=))?\s+"
     r"(?!(?:of|for|to|the email|the mail|line|and|or|is|it|this|that|about)(?![A-Za-z]))",
     re.I,
 )
+_CAL_ASK = re.compile(
+    r"[，,]\s*(?:帮我|帮忙|请|麻烦|给我)?\s*(?:建|创建|新建|加|添加|放|记|安排|排)(?:个|一个|一下|到|进|在|上)?\s*(?:我的)?"
+    r"(?:日程|日历|会议|行程|事件|提醒|calendar)"
+)
+_TIME_PREFIX = re.compile(
+    r"(?:\s|[0-9]{4}[-/.][0-9]{1,2}[-/.][0-9]{1,2}|(?:[0-9]{4}年)?[0-9一二三四五六七八九十]{1,2}月[0-9一二三四五六七八九十]{1,3}[日号]"
+    r"|今天|明天|后天|大后天|(?:下|这|本|下个|这个)?(?:周|星期|礼拜)[一二三四五六日天]|[0-9]{1,2}号"
+    r"|上午|下午|晚上|早上|中午|傍晚|凌晨|[0-9零一二两三四五六七八九十]{1,3}\s?[点:：时](?:半|[0-9]{1,2}分?|[零一二三四五六七八九十]{1,3}分?)?"
+    r"|到|至|[-~\uff5e])+"
+)
+_TITLE_VERB = re.compile(r"(?:要开|开个|开一个|开|有个|有一个|有)")
+_TITLE_BAD = re.compile(r"[帮给订查找吗？?我你]")
+
+
+def _title_before_calendar_ask(text: str) -> list[tuple[int, int]]:
+    """``2026-06-18 晚上7点部门聚餐，帮我建个日程`` → the span of ``部门聚餐``: a clause made of a
+    time and a short name, followed by a calendar ask; the name is the event's title."""
+    out: list[tuple[int, int]] = []
+    for m in _CAL_ASK.finditer(text):
+        start = max((text.rfind(c, 0, m.start()) for c in "，,。；;"), default=-1) + 1
+        clause = text[start : m.start()]
+        pre = _TIME_PREFIX.match(clause)
+        if pre is None or pre.end() == 0:
+            continue
+        a = start + pre.end()
+        v = _TITLE_VERB.match(text, a)
+        if v is not None and m.start() - v.end() >= 2:
+            a = v.end()
+        title = text[a : m.start()]
+        if 2 <= len(title) <= 20 and re.search("[\u4e00-\u9fff]", title) and not _TITLE_BAD.search(title):
+            out.append((a, m.start()))
+    return out
+
+
 _COLON = re.compile(r"(?<![0-9])[:：](?![0-9])|\s[-–—]\s|——")
 
 
@@ -95,6 +132,8 @@ def find_free_texts(
                 add(_cut(text, m.end(), _ZH_NEXT_CUE, ok))
     for m in _EN_CUES.finditer(text):
         add(_cut(text, m.end(), _EN_NEXT_CUE, ok))
+    for span in _title_before_calendar_ask(text):
+        add(span)
     if colon_rule and not out:
         colons = [c for c in _COLON.finditer(text) if _EMAIL_ASK_END.search(text, 0, c.start())]
         if colons:

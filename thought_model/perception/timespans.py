@@ -147,6 +147,8 @@ def _span(h1: int, m1: int, ap1: str, h2: int, m2: int, ap2: str) -> tuple[int, 
         s = h1 * 60 + m1
     if e is None:
         e = _apply(h2, ap1) * 60 + m2 if ap1 else h2 * 60 + m2
+        if ap1 and h2 == 12 and _apply(12, ap1) == 0 and s > 0:
+            e = 12 * 60 + m2  # 上午九点到十二点 / 9am to 12: the morning ends at noon, not midnight
         if e <= s and h2 < 12:
             e += 12 * 60  # 下午1点到3点 / 11:00-1:00
     if not (0 <= s < 24 * 60) or not (s < e <= 24 * 60):
