@@ -203,7 +203,7 @@ fn observation_fast_path_equals_full_check() {
             // The lazy form the Python layer keeps: built on read, it is the same observation.
             match c.check_bytes_lazy(text.as_bytes(), soft) {
                 Ok(Outcome::Passed(p)) => assert_eq!(Ok(p.observation(c, text.as_bytes()).unwrap()), full, "{text}"),
-                Ok(Outcome::Full(o)) => assert_eq!(Ok(o), full, "{text}"),
+                Ok(Outcome::Full(o)) => assert_eq!(Ok(*o), full, "{text}"),
                 Err(e) => assert_eq!(Err(e), full, "{text}"),
             }
         }

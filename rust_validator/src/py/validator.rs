@@ -3,25 +3,25 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use serde_json::Value;
 
 use crate::contract::Contract;
-use crate::error::{BuildError, InputError};
+use crate::error::BuildError;
 use crate::fast::observe::Outcome;
 use crate::parse::Limits;
 use crate::plan::{PlanChecker as CorePlanChecker, PlanReport};
 use crate::schema::{parse_draft, CompiledSchema, SchemaOptions};
 
+mod batch;
 mod convert;
 mod lazy;
 mod output;
 
-use convert::{build_err, input_err, raw_json, to_value, value_to_py, CompileError, Raw, StrIs, ValidationInputError};
+use convert::{build_err, input_err, raw_json, to_value, value_to_py, CompileError, StrIs, ValidationInputError};
 use lazy::{Observation as PyObservation, Shared};
-use output::{input_error_observation, Templates};
+use output::Templates;
 
 /// mimalloc for the whole extension: parsing builds many small strings and maps, where it is
 /// markedly faster than the system allocator.
@@ -232,7 +232,7 @@ impl ObservationChecker {
                 c.check_bytes_lazy(bytes, soft)
             }
         } else {
-            c.check_value(to_value(action_result, &c.limits, StrIs::Json)?, soft).map(Outcome::Full)
+            c.check_value(to_value(action_result, &c.limits, StrIs::Json)?, soft).map(|o| Outcome::Full(Box::new(o)))
         };
         Ok(match out.map_err(|e| input_err(py, e))? {
             Outcome::Passed(p) if immutable => PyObservation::passed(&self.shared, action_result.clone().unbind(), p),
@@ -244,7 +244,7 @@ impl ObservationChecker {
                     None => PyObservation::new(&self.shared, c.check_full(&bytes, soft).map_err(|e| input_err(py, e))?),
                 }
             }
-            Outcome::Full(obs) => PyObservation::new(&self.shared, obs),
+            Outcome::Full(obs) => PyObservation::from_box(&self.shared, obs),
         })
     }
 
@@ -253,70 +253,8 @@ impl ObservationChecker {
     /// (`TOOL_MALFORMED_RESPONSE`, with `details.input_error`); `errors="raise"` raises it.
     #[pyo3(signature = (items, *, soft=None, errors="observe"))]
     fn check_batch<'py>(&self, items: &Bound<'py, PyAny>, soft: Option<f64>, errors: &str) -> PyResult<Bound<'py, PyList>> {
-        batch(self, items, soft, errors)
+        batch::batch(&self.shared, items, soft, errors)
     }
-}
-
-fn batch<'py>(checker: &ObservationChecker, items: &Bound<'py, PyAny>, soft: Option<f64>, errors: &str)
-    -> PyResult<Bound<'py, PyList>> {
-    let py = items.py();
-    let raise = match errors {
-        "raise" => true,
-        "observe" => false,
-        other => return Err(PyValueError::new_err(format!("errors must be 'raise' or 'observe', not {other:?}"))),
-    };
-    let c = &checker.shared.contract;
-    // Hold a reference to every item so their buffers outlive the GIL-free section; `bytes` and
-    // `str` items are read in place (and kept by the results that pass on the fast path).
-    let mut held: Vec<(Bound<'py, PyAny>, Option<Value>)> = Vec::new();
-    let mut add = |it: Bound<'py, PyAny>| -> PyResult<()> {
-        if it.cast::<PyBytes>().is_ok() || it.cast::<PyString>().is_ok() {
-            held.push((it, None));
-        } else {
-            let v = to_value(&it, &c.limits, StrIs::Json)?;
-            held.push((it, Some(v)));
-        }
-        Ok(())
-    };
-    if let Ok(list) = items.cast::<PyList>() {
-        for it in list.iter() {
-            add(it)?;
-        }
-    } else {
-        for it in items.try_iter()? {
-            add(it?)?;
-        }
-    }
-    let mut texts: Vec<&[u8]> = Vec::with_capacity(held.len());
-    for (it, v) in &held {
-        texts.push(match (v, raw_json(it, StrIs::Json)?) {
-            (None, Some(Raw::Borrowed(b))) => b,
-            _ => &[],
-        });
-    }
-    let values: Vec<Option<&Value>> = held.iter().map(|(_, v)| v.as_ref()).collect();
-    let results: Vec<Result<Outcome<'_>, InputError>> = py.detach(|| {
-        use rayon::prelude::*;
-        let run = |i: usize| match values[i] {
-            Some(v) => c.check_value(v.clone(), soft).map(Outcome::Full),
-            None => c.check_bytes_lazy(texts[i], soft),
-        };
-        let total: usize = texts.iter().map(|s| s.len()).sum();
-        match crate::batch::grouping(texts.len(), total) {
-            None => (0..texts.len()).map(run).collect(),
-            Some(min_len) => (0..texts.len()).into_par_iter().with_min_len(min_len).map(run).collect(),
-        }
-    });
-    let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(results.len());
-    for (r, (it, _)) in results.into_iter().zip(&held) {
-        out.push(match r {
-            Ok(Outcome::Passed(p)) => Bound::new(py, PyObservation::passed(&checker.shared, it.clone().unbind(), p))?.into_any(),
-            Ok(Outcome::Full(obs)) => Bound::new(py, PyObservation::new(&checker.shared, obs))?.into_any(),
-            Err(e) if raise => return Err(input_err(py, e)),
-            Err(e) => input_error_observation(py, &e)?.into_any(),
-        });
-    }
-    PyList::new(py, out)
 }
 
 /// Module-level batch check: `check_batch(checker, items, *, soft=None, errors="observe")`.
@@ -324,7 +262,7 @@ fn batch<'py>(checker: &ObservationChecker, items: &Bound<'py, PyAny>, soft: Opt
 #[pyo3(signature = (checker, items, *, soft=None, errors="observe"))]
 fn check_batch<'py>(checker: &Bound<'py, ObservationChecker>, items: &Bound<'py, PyAny>, soft: Option<f64>,
                     errors: &str) -> PyResult<Bound<'py, PyList>> {
-    batch(checker.get(), items, soft, errors)
+    batch::batch(&checker.get().shared, items, soft, errors)
 }
 
 /// A plan checker compiled once from a tool registry.

@@ -43,7 +43,7 @@ enum Res {
 
 /// The lazy ObservationResult (see the module docs). A free list keeps released objects for
 /// reuse: a check that passes allocates nothing on the Python heap but this object.
-#[pyclass(frozen, mapping, freelist = 1024, module = "rust_validator._native")]
+#[pyclass(frozen, mapping, module = "rust_validator._native")]
 pub struct Observation {
     // Declared before `shared` so it is dropped first: its `&str`s point into `shared.contract`.
     res: Res,
@@ -59,14 +59,19 @@ impl Observation {
 
     /// Wrap a result of `shared.contract.check_*`.
     pub fn new(shared: &Arc<Shared>, obs: CoreObservation<'_>) -> Self {
+        Self::from_box(shared, Box::new(obs))
+    }
+
+    /// [`Self::new`] of a boxed result (as `Outcome::Full` holds it).
+    pub fn from_box(shared: &Arc<Shared>, obs: Box<CoreObservation<'_>>) -> Self {
         // SAFETY: a core `Observation<'c>` borrows only from the `Contract` that produced it
         // (`check_bytes`/`check_value` take `&self` and tie the result to it), here
         // `shared.contract`. That contract lives in the `Arc` this object holds, is never mutated
         // (no `&mut` access exists to an `Arc<Shared>`), and its strings' heap buffers never
         // move; `res` is dropped before the `Arc` (field order). So the borrow stays valid for
         // the whole life of `obs`, which `'static` here stands for.
-        let obs = unsafe { std::mem::transmute::<CoreObservation<'_>, CoreObservation<'static>>(obs) };
-        Self { res: Res::Core(Box::new(obs)), shared: Arc::clone(shared), dict: PyOnceLock::new() }
+        let obs = unsafe { std::mem::transmute::<Box<CoreObservation<'_>>, Box<CoreObservation<'static>>>(obs) };
+        Self { res: Res::Core(obs), shared: Arc::clone(shared), dict: PyOnceLock::new() }
     }
 
     /// The full result dict (built once, then cached).

@@ -1,0 +1,131 @@
+//! `check_batch`: many ActionResults against one contract. The items are read once under the
+//! GIL (`bytes`/`str` in place, other objects converted), then [`crate::batch::pipeline`] scans
+//! them in chunks on rayon helpers (no GIL) and on this thread, which creates the result objects
+//! of each finished chunk in order — so creating the results overlaps the scan of the chunks
+//! after it instead of following the whole scan.
+use std::sync::Arc;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString};
+use serde_json::Value;
+
+use super::convert::{input_err, py_to_value, raw_json, StrIs};
+use super::lazy::{Observation as PyObservation, Shared};
+use super::output::input_error_observation;
+use crate::contract::Contract;
+use crate::error::{InputError, InputErrorKind};
+use crate::fast::observe::Outcome;
+
+/// One item of a batch, as read under the GIL.
+enum Input<'a> {
+    /// A `bytes`/`str` item's JSON text, read in place (the object is immutable: a pass keeps a
+    /// reference to it and builds its values on first read).
+    Text(&'a [u8]),
+    /// A mutable buffer's copy of its JSON text (`bytearray`, `memoryview`): built at once.
+    Copy(Vec<u8>),
+    /// A Python value converted to JSON.
+    Value(Value),
+    /// An item that cannot be read (a lone surrogate, a `set`, `nan`): its own input error.
+    Bad(InputError),
+}
+
+fn read<'a>(it: &'a Bound<'_, PyAny>, c: &Contract) -> PyResult<Input<'a>> {
+    if let Ok(b) = it.cast::<PyBytes>() {
+        return Ok(Input::Text(b.as_bytes()));
+    }
+    if let Ok(s) = it.cast::<PyString>() {
+        return Ok(match s.to_str() {
+            Ok(t) => Input::Text(t.as_bytes()),
+            Err(_) => Input::Bad(InputError::new(InputErrorKind::InvalidUtf8, "", "str is not valid UTF-8 (lone surrogate)")),
+        });
+    }
+    Ok(match raw_json(it, StrIs::Json)? {
+        Some(raw) => Input::Copy(raw.bytes().to_vec()),
+        None => match py_to_value(it, &c.limits) {
+            Ok(v) => Input::Value(v),
+            Err(e) => Input::Bad(e),
+        },
+    })
+}
+
+/// The check of one item (no GIL needed).
+fn scan<'c>(c: &'c Contract, input: &Input<'_>, soft: Option<f64>) -> Result<Outcome<'c>, InputError> {
+    match input {
+        Input::Text(b) => c.check_bytes_lazy(b, soft),
+        Input::Copy(b) => match c.check_bytes_lazy(b, soft)? {
+            Outcome::Passed(p) => match p.observation(c, b) {
+                Some(obs) => Ok(Outcome::Full(Box::new(obs))),
+                None => c.check_full(b, soft).map(|o| Outcome::Full(Box::new(o))),
+            },
+            full => Ok(full),
+        },
+        Input::Value(v) => c.check_value(v.clone(), soft).map(|o| Outcome::Full(Box::new(o))),
+        Input::Bad(e) => Err(e.clone()),
+    }
+}
+
+pub fn batch<'py>(shared: &Arc<Shared>, items: &Bound<'py, PyAny>, soft: Option<f64>, errors: &str)
+    -> PyResult<Bound<'py, PyList>> {
+    let py = items.py();
+    let raise = match errors {
+        "raise" => true,
+        "observe" => false,
+        other => return Err(PyValueError::new_err(format!("errors must be 'raise' or 'observe', not {other:?}"))),
+    };
+    let c = &shared.contract;
+    // A reference to every item, so their buffers outlive the GIL-free scan even if the caller's
+    // list is changed meanwhile by another thread.
+    let held: Vec<Py<PyAny>> = match items.cast::<PyList>() {
+        Ok(list) => list.iter().map(Bound::unbind).collect(),
+        Err(_) => items.try_iter()?.map(|it| it.map(Bound::unbind)).collect::<PyResult<_>>()?,
+    };
+    let bound: Vec<&Bound<'py, PyAny>> = held.iter().map(|h| h.bind(py)).collect();
+    let inputs: Vec<Input<'_>> = bound.iter().map(|it| read(it, c)).collect::<PyResult<_>>()?;
+    let make = |py: Python<'_>, i: usize, r: Result<Outcome<'_>, InputError>| -> PyResult<Py<PyAny>> {
+        Ok(match r {
+            Ok(Outcome::Passed(p)) => Py::new(py, PyObservation::passed(shared, held[i].clone_ref(py), p))?.into_any(),
+            Ok(Outcome::Full(obs)) => Py::new(py, PyObservation::from_box(shared, obs))?.into_any(),
+            Err(e) if raise => return Err(input_err(py, e)),
+            Err(e) => input_error_observation(py, &e)?.into_any().unbind(),
+        })
+    };
+    let n = inputs.len();
+    let mut out: Vec<Py<PyAny>> = Vec::with_capacity(n);
+    let total: usize = inputs
+        .iter()
+        .map(|i| match i {
+            Input::Text(b) => b.len(),
+            Input::Copy(b) => b.len(),
+            Input::Value(_) | Input::Bad(_) => 0,
+        })
+        .sum();
+    match crate::batch::chunking(n, total) {
+        None => {
+            for (i, input) in inputs.iter().enumerate() {
+                out.push(make(py, i, scan(c, input, soft))?);
+            }
+        }
+        Some(chunk) => {
+            let helpers = rayon::current_num_threads().saturating_sub(1);
+            // This thread keeps the GIL (it creates the results as chunks finish; re-acquiring
+            // it per chunk would queue behind every other Python thread), except around its own
+            // scans of large documents, as a single check does.
+            let large = total / n >= super::DETACH_BYTES;
+            crate::batch::pipeline(
+                n,
+                chunk,
+                helpers,
+                |i| scan(c, &inputs[i], soft),
+                |start, results| {
+                    for (k, r) in results.into_iter().enumerate() {
+                        out.push(make(py, start + k, r)?);
+                    }
+                    Ok::<(), PyErr>(())
+                },
+                |f| if large { py.detach(f) } else { f() },
+            )?;
+        }
+    }
+    PyList::new(py, out)
+}
