@@ -7,7 +7,7 @@ The native extension is ``rust_validator._native``; this package re-exports its 
 * :class:`ObservationChecker` — the full observation check of a tool result against its contract;
   it returns :class:`Observation`, a lazy dict-like result (a registered ``MutableMapping``).
 * :class:`PlanChecker` / :func:`check_plan` — ThoughtPlan checks against a tool registry.
-* :func:`check_batch` — many observations in parallel (rayon, pipelined with the results).
+* :func:`check_batch` — many observations in parallel, GIL released.
 * :class:`ValidationInputError` (bad documents) and :class:`CompileError` (bad schemas/contracts),
   both subclasses of :class:`ValueError`.
 

@@ -176,10 +176,9 @@ class ObservationChecker:
         soft: float | None = None,
         errors: Literal["observe", "raise"] = "observe",
     ) -> list[Observation | ObservationDict]:
-        """Many ActionResults in parallel (rayon helpers scan chunks while the calling thread
-        creates the results of finished ones); order preserved. A rejected document or an item
-        that cannot be read (``errors="observe"``) is a plain ObservationDict with
-        ``details.input_error``; ``errors="raise"`` raises the first one."""
+        """Many ActionResults in parallel (rayon), GIL released; order preserved. A rejected
+        document or an item that cannot be read (``errors="observe"``) is a plain ObservationDict
+        with ``details.input_error``; ``errors="raise"`` raises the first one."""
 
 def check_batch(
     checker: ObservationChecker,

@@ -1,6 +1,5 @@
-"""check_batch: order, mixed item types, hostile items, error modes — on the sequential path
-(small batches) and the pipelined one (≥ 32 KiB: chunks scanned on rayon helpers and the calling
-thread while the calling thread creates the results of finished chunks)."""
+"""check_batch: order, mixed item types, hostile items, error modes — on the calling thread
+(small batches) and in parallel (≥ 32 KiB of text in total: rayon, GIL released)."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ import rust_validator as rv
 from tao.domains.reference.registry import reference_registry
 
 ORDER = {"order_id": "123456789012345678", "status": "shipped", "amount": 12.5}
-# Enough documents for the pipelined path (PARALLEL_MIN_BYTES = 32 KiB of text in total).
+# Enough documents for the parallel path (PARALLEL_MIN_BYTES = 32 KiB of text in total).
 BIG = 700
 
 

@@ -1,8 +1,8 @@
 //! `check_batch`: many ActionResults against one contract. The items are read once under the
-//! GIL (`bytes`/`str` in place, other objects converted), then [`crate::batch::pipeline`] scans
-//! them in chunks on rayon helpers (no GIL) and on this thread, which creates the result objects
-//! of each finished chunk in order — so creating the results overlaps the scan of the chunks
-//! after it instead of following the whole scan.
+//! GIL (`bytes`/`str` in place, `bytearray`/`memoryview` copied, other objects converted; an
+//! item that cannot be read becomes its own input error), checked in parallel with rayon with
+//! the GIL released (on this thread for small batches, see [`crate::batch::grouping`]), and the
+//! result objects are created under the GIL afterwards, in order.
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
@@ -82,7 +82,7 @@ pub fn batch<'py>(shared: &Arc<Shared>, items: &Bound<'py, PyAny>, soft: Option<
     };
     let bound: Vec<&Bound<'py, PyAny>> = held.iter().map(|h| h.bind(py)).collect();
     let inputs: Vec<Input<'_>> = bound.iter().map(|it| read(it, c)).collect::<PyResult<_>>()?;
-    let make = |py: Python<'_>, i: usize, r: Result<Outcome<'_>, InputError>| -> PyResult<Py<PyAny>> {
+    let make = |i: usize, r: Result<Outcome<'_>, InputError>| -> PyResult<Py<PyAny>> {
         Ok(match r {
             Ok(Outcome::Passed(p)) => Py::new(py, PyObservation::passed(shared, held[i].clone_ref(py), p))?.into_any(),
             Ok(Outcome::Full(obs)) => Py::new(py, PyObservation::from_box(shared, obs))?.into_any(),
@@ -91,7 +91,6 @@ pub fn batch<'py>(shared: &Arc<Shared>, items: &Bound<'py, PyAny>, soft: Option<
         })
     };
     let n = inputs.len();
-    let mut out: Vec<Py<PyAny>> = Vec::with_capacity(n);
     let total: usize = inputs
         .iter()
         .map(|i| match i {
@@ -100,32 +99,13 @@ pub fn batch<'py>(shared: &Arc<Shared>, items: &Bound<'py, PyAny>, soft: Option<
             Input::Value(_) | Input::Bad(_) => 0,
         })
         .sum();
-    match crate::batch::chunking(n, total) {
-        None => {
-            for (i, input) in inputs.iter().enumerate() {
-                out.push(make(py, i, scan(c, input, soft))?);
-            }
+    let results: Vec<Result<Outcome<'_>, InputError>> = match crate::batch::grouping(n, total) {
+        None => inputs.iter().map(|input| scan(c, input, soft)).collect(),
+        Some(min_len) => {
+            use rayon::prelude::*;
+            py.detach(|| inputs.par_iter().with_min_len(min_len).map(|input| scan(c, input, soft)).collect())
         }
-        Some(chunk) => {
-            let helpers = rayon::current_num_threads().saturating_sub(1);
-            // This thread keeps the GIL (it creates the results as chunks finish; re-acquiring
-            // it per chunk would queue behind every other Python thread), except around its own
-            // scans of large documents, as a single check does.
-            let large = total / n >= super::DETACH_BYTES;
-            crate::batch::pipeline(
-                n,
-                chunk,
-                helpers,
-                |i| scan(c, &inputs[i], soft),
-                |start, results| {
-                    for (k, r) in results.into_iter().enumerate() {
-                        out.push(make(py, start + k, r)?);
-                    }
-                    Ok::<(), PyErr>(())
-                },
-                |f| if large { py.detach(f) } else { f() },
-            )?;
-        }
-    }
+    };
+    let out = results.into_iter().enumerate().map(|(i, r)| make(i, r)).collect::<PyResult<Vec<_>>>()?;
     PyList::new(py, out)
 }
