@@ -29,16 +29,24 @@ tool of its own — then only the ``swap`` may replace it. Every decision goes i
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Awaitable, Callable, Iterator
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
 from tao.contracts.timeexpr import session_now
-from tao.loop.carryover import _WORDS, Carry, CarryStrategy, _is_time, _props, _resolve, accepts
+from tao.loop.carryover import Carry, CarryStrategy, _is_time, _props, _resolve, accepts
 from tao.loop.followup import CarryKind, Delta, Followup, is_zh
 from tao.loop.referent import asked_person, person_referent, person_request, substitute_person
+from tao.loop.session_values import (
+    _DAY,
+    _DAYTIME,
+    _time_of,
+    anchor_delta,
+    anchor_request,
+    enum_deltas,
+    own_cues,
+    render_value,
+)
 from tao.loop.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -46,215 +54,6 @@ if TYPE_CHECKING:
 
 Output = ThoughtPlan | InsufficientContext | None
 Replan = Callable[[str], Awaitable[Output]]
-
-_FREE_TEXT = ("description", "title", "reason", "body", "subject", "value", "name", "amount", "to")
-_DAYTIME = re.compile(r"^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2})$")
-_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_ENUM_ZH = {
-    "refunded": ("已退款", "退款的", "退了款"),
-    "cancelled": ("已取消", "取消的", "取消了的", "canceled"),
-    "shipped": ("已发货", "发货的", "发了货"),
-    "delivered": ("已签收", "已送达", "签收的"),
-    "in_transit": ("运输中", "在路上", "in transit"),
-    "pending": ("待处理", "待付款", "未付款", "pending"),
-    "paid": ("已付款", "已支付", "付了款"),
-    "issued": ("已开具", "已开", "开好的"),
-    "void": ("作废", "已作废"),
-    "submitted": ("已提交", "提交了的"),
-    "approved": ("已批准", "已通过", "批了的", "通过的"),
-    "rejected": ("驳回", "被拒", "没通过"),
-}
-
-
-# --------------------------------------------------------------------------- reading the turn
-@lru_cache(maxsize=8)
-def _tool_concepts(tools: tuple[str, ...]) -> frozenset[str]:
-    """Concepts of the routing lexicon that name a tool (a part of some tool's name)."""
-    from tao.loop.intent.lexicon import CONCEPTS
-
-    parts = {p.removesuffix("s") for t in tools for p in t.split("_")} | {
-        p for t in tools for p in t.split("_")
-    }
-    return frozenset(c for c in CONCEPTS if c in parts and c != "list")
-
-
-def own_cues(text: str, deltas: list[Delta], tools: tuple[str, ...]) -> set[str]:
-    """The tool-naming concepts of the turn once its values are taken out."""
-    from tao.loop.intent.lexicon import concepts_of
-
-    rest = text
-    for d in sorted(deltas, key=lambda d: -len(d.text)):
-        if d.text:
-            rest = rest.replace(d.text, " ")
-    return set(concepts_of(rest)) & _tool_concepts(tools)
-
-
-def enum_deltas(text: str, snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> list[Delta]:
-    """Filter values the turn names for the previous plan's optional enum arguments."""
-    low = text.lower()
-    out: list[Delta] = []
-    for st in snap.steps:
-        schema = schemas.get(st.tool, {})
-        req = set(schema.get("required") or [])
-        for name, prop in _props(schema).items():
-            enum = next((p.get("enum") for p in [prop, *(prop.get("anyOf") or [])] if p.get("enum")), None)
-            if name in req or not enum or any(d.type == f"ENUM:{name}" for d in out):
-                continue
-            for v in enum:
-                words = [str(v), str(v).replace("_", " "), *_ENUM_ZH.get(str(v), ())]
-                hit = next(
-                    (w for w in words if re.search(rf"(?<![a-z]){re.escape(w.lower())}(?![a-z])", low)), None
-                )
-                if hit is not None:
-                    out.append(Delta(f"ENUM:{name}", v, text[low.find(hit.lower()) :][: len(hit)]))
-                    break
-    return out
-
-
-# --------------------------------------------------------------------------- rendering values
-def render_value(name: str, value: Any, prop: dict[str, Any], zh: bool) -> str | None:
-    """How one snapshot value is written into a request (None: never carried as text)."""
-    if name in _FREE_TEXT or name == "user_id" or value is None or isinstance(value, (dict, list)):
-        return None
-    s = str(value)
-    if _is_time(prop):
-        if m := _DAYTIME.match(s):
-            return f"{m.group(1)} {m.group(2)}" if zh else f"on {m.group(1)} at {m.group(2)}"
-        if _DAY.match(s):
-            return s if zh else f"on {s}"
-        return None
-    if "duration" in name or name.endswith("_min"):
-        return f"{s}分钟" if zh else f"for {s} minutes"
-    if name == "capacity":
-        return f"{s}个人" if zh else f"for {s} people"
-    if "city" in name:
-        return s if zh else f"in {s}"
-    if name.endswith("_id"):
-        word = _WORDS.get(name, (name.removesuffix("_id"), name.removesuffix("_id")))
-        return f"{word[0]}{s}" if zh else f"{word[1]} {s}"
-    return None
-
-
-def _asked_time(snap: Snapshot) -> tuple[str, str, int | None] | None:
-    """The time an open question's request gave, resolved at that turn's clock ("帮我建个日程，明天
-    下午4点" left open for its title): (``start`` or ``date``, value, duration or None)."""
-    from datetime import datetime
-
-    from tao.loop.followup import perceive_deltas
-
-    if snap.pending is None or not snap.now:
-        return None
-    then = SessionState(now=datetime.fromisoformat(snap.now))
-    ds = perceive_deltas(snap.pending.request, session_now(then).date())
-    day = next((d for d in ds if d.type == "DATE"), None)
-    if day is None:
-        return None
-    v = _resolve(day.value, then, session_now(then))
-    dur = next((d.value for d in ds if d.type == "DUR" and isinstance(d.value, int)), None)
-    if isinstance(v, str) and _DAYTIME.match(v):
-        return "start", v, dur
-    return ("date", v, None) if isinstance(v, str) and _DAY.match(v) else None
-
-
-def _time_of(snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> tuple[str, str, int | None] | None:
-    """The previous turn's first resolved time argument: (name, value, duration_min or None); an
-    open question's own time first (its plan was never made)."""
-    asked = _asked_time(snap)
-    if asked is not None:
-        return asked
-    for st in snap.steps:
-        props = _props(schemas.get(st.tool, {}))
-        for k, v in st.arguments.items():
-            if (
-                k in props
-                and _is_time(props[k])
-                and isinstance(v, str)
-                and (_DAYTIME.match(v) or _DAY.match(v))
-            ):
-                dur = next(
-                    (x for n, x in st.arguments.items() if "duration" in n and isinstance(x, int)), None
-                )
-                return k, v, dur
-    return None
-
-
-def anchor_request(text: str, fu: Followup, snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> str | None:
-    """The turn with its anchor phrase replaced by the previous turn's time."""
-    if fu.anchor is None:
-        return None
-    got = _time_of(snap, schemas)
-    if got is None:
-        return None
-    kind, phrase = fu.anchor
-    _, value, dur = got
-    zh = is_zh(text)
-    m = _DAYTIME.match(value)
-    day = _shift_day(m.group(1) if m else value, kind)
-    if kind == "time" and m:
-        new = f"{day} {m.group(2)}" if zh else f"on {day} at {m.group(2)}"
-        if dur is not None:
-            new += f"，{dur}分钟" if zh else f" for {dur} minutes"
-    else:
-        new = day if zh else f"on {day}"
-    return text.replace(phrase, new, 1) if phrase in text else None
-
-
-def _shift_day(day: str, kind: str) -> str:
-    from datetime import date, timedelta
-
-    n = {"day+1": 1, "day-1": -1}.get(kind, 0)
-    return (date.fromisoformat(day) + timedelta(days=n)).isoformat() if n and _DAY.match(day) else day
-
-
-def anchor_delta(fu: Followup, snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> Delta | None:
-    """ "the day after" / "第二天" as a DATE value: the earlier turn's day moved by one."""
-    if fu.anchor is None or fu.anchor[0] not in ("day+1", "day-1"):
-        return None
-    got = _time_of(snap, schemas)
-    if got is None:
-        return None
-    return Delta("DATE", _shift_day(got[1][:10], fu.anchor[0]), fu.anchor[1])
-
-
-_LABEL = {  # how a bare free-text answer is labelled for the plan model (zh, en)
-    "reason": ("原因是", "reason: "),
-    "description": ("说明：", "description: "),
-    "body": ("内容：", "body: "),
-    "subject": ("主题：", "subject: "),
-}
-_ONE_NUMBER = re.compile(r"^\D{0,16}?(?<![\d.])(\d{1,3})(?![\d.])\D{0,16}$")
-
-
-def labelled_answer(
-    schemas: dict[str, dict[str, Any]], text: str, fu: Followup, snap: Snapshot
-) -> str | None:
-    """A short turn that answers the open question without the words that say so: a bare number
-    for the one integer field asked ("for 7", "we're 11" -> "for 7 people"), or a bare phrase for
-    the one free-text field asked ("买重复了" -> "原因是买重复了"). None when the turn has values of
-    its own, names a tool the open request does not, or the question asked for more than one such
-    field."""
-    pending = snap.pending
-    tools = tuple(sorted(schemas))
-    if pending is None or own_cues(text, fu.deltas, tools) - own_cues(pending.request, [], tools):
-        return None
-    props = {k: p for schema in schemas.values() for k, p in _props(schema).items()}
-    ints = [  # a number without a unit is no duration ("8个" while duration and head count are asked)
-        f
-        for f in pending.required_fields
-        if f in props
-        and '"integer"' in json.dumps(props[f])
-        and "duration" not in f
-        and not f.endswith("_min")
-    ]
-    zh = is_zh(text)
-    m = _ONE_NUMBER.match(text.strip())
-    if m and len(ints) == 1 and not any(d.type in ("NUM", "DUR", "DATE", "AMOUNT") for d in fu.deltas):
-        return render_value(ints[0], int(m.group(1)), props[ints[0]], zh)  # the value, labelled
-    free = [f for f in pending.required_fields if f in _LABEL]
-    if len(free) == 1 and len(pending.required_fields) == 1 and not fu.deltas and len(text.strip()) <= 60:
-        label = _LABEL[free[0]][0 if zh else 1]
-        return label + text.strip().rstrip("。.！!")
-    return None
 
 
 # --------------------------------------------------------------------------- checks

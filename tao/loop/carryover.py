@@ -222,7 +222,7 @@ class CarryOver:
         carry.snap = snap
         carry.prev_tools = [s.tool for s in snap.steps]
         if snap.pending is not None and fu.kind in (CarryKind.NEW, CarryKind.REFER):
-            from tao.loop.candidates import labelled_answer
+            from tao.loop.session_values import labelled_answer
 
             labelled = labelled_answer(self.schemas, request, fu, snap)
             if labelled is not None:  # "for 7" -> "for 7 people", "买重复了" -> "原因是买重复了"

@@ -10,9 +10,10 @@ import pytest
 
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
 from tao.domains import load_domain
-from tao.loop.candidates import own_cues, settle
+from tao.loop.candidates import settle
 from tao.loop.carryover import CarryConfig, CarryOver
 from tao.loop.followup import CarryKind, perceive_deltas
+from tao.loop.session_values import own_cues
 from tao.loop.snapshot import PendingSnap, Snapshot, StepSnap
 from tao.loop.turn_cues import anchor_of, correction_of, extra_deltas, person_of
 
