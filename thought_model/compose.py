@@ -31,6 +31,15 @@ request or clause) goes through :class:`~thought_model.sufficiency.SufficiencyCh
 corrected, or a re-decode with the insufficient branch masked (:attr:`ClauseRequest.plan_only`)
 when the request grounds every required argument of the intent; and the whole-request plan is
 cleaned by :func:`clean_plan` (repeated steps, a stray session-user chain) before acceptance.
+
+The final plan then goes through deterministic passes (:meth:`ComposingEngine._finish`, round 10,
+each switchable in :class:`ComposerConfig`): the named person instead of the speaker for "his /
+她的" (:mod:`thought_model.referents`), one update per profile field (:mod:`thought_model.updates`),
+status filters from the request's words (:mod:`thought_model.status_words`), steps the request
+gives no word for dropped (:mod:`thought_model.evidence`) and one step per value of a coordinated
+list (:mod:`thought_model.fanout`). Before that, arguments the whole plan borrowed from another ask
+are replaced by the clause plans' (:func:`~thought_model.clause_args.clause_grounded`), and when a clause failed the trailing
+asks the whole plan dropped are appended (:meth:`ComposingEngine._with_trailing_asks`).
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ from typing import Any, cast
 from tao.contracts import InsufficientContext, PlanStep, ThoughtPlan, ToolSpec
 from tao.contracts.domain import Lexicon
 from tao.contracts.plan import MAX_STEPS, REF_PATTERN
+from thought_model.clause_args import clause_grounded
 from thought_model.clauses import Clause, is_zh, renumber, split_request
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
 from thought_model.entities import ME_SLOT, SLOT_TOKEN_RE, Perception, perceive
@@ -610,7 +620,7 @@ class ComposingEngine(PlanEngine):
             before
         ):
             if self.cfg.prefer_clause_args and isinstance(before, ThoughtPlan) and _same_shape(plan, before):
-                merged = _clause_grounded(before, plan, job)
+                merged = clause_grounded(before, plan, job.clauses, job.origin, job.req.text)
                 if merged is not before:
                     job.how = "whole+clause-args"
                     return replace(
@@ -859,52 +869,6 @@ def _rewrite(v: Any, ids: dict[str, str], by_index: list[list[str]]) -> tuple[An
     if m and m.group(1) in ids:
         return f"${{{ids[m.group(1)]}.{m.group(2)}}}", []
     return v, []
-
-
-_SAME_DAY = re.compile(r"当天|那天|同一天|同天|当日|\b(?:that|the same|same) day\b", re.I)
-
-
-def _clause_grounded(whole: ThoughtPlan, composed: ThoughtPlan, job: _Job) -> ThoughtPlan:
-    """The whole-request plan with the arguments it borrowed from another ask replaced by the
-    clause plan's (same shape: step i of one is step i of the other). A value of the whole plan is
-    borrowed when it is a slot value that only a clause planning *other* tools contains (not an
-    ellipsis of the same tool, "查重庆明天的天气，再查呼和浩特的", nor a fragment clause that planned
-    nothing of its own, "…, invite Alice and Bob"); it is then replaced by the clause plan's value
-    when that one is the clause's own slot value, or dropped when the clause plan has none
-    ("weather today, calendar tomorrow, and my invoices": calendar on today, invoices on tomorrow)."""
-    tools_of: dict[int, set[str]] = {}
-    for gid, k in job.origin.items():
-        tools_of.setdefault(k, set()).update(s.tool for s in composed.steps if s.step_id == gid)
-
-    def owners(value: Any) -> set[int]:
-        return {k for k, c in enumerate(job.clauses) if any(v == value for v in c.slots.values())}
-
-    steps = []
-    changed = False
-    for w, c in zip(whole.steps, composed.steps, strict=True):
-        k = job.origin.get(c.step_id)
-        if k is None or _SAME_DAY.search(job.req.text):  # "我当天的安排": the day is the earlier ask's
-            steps.append(w)
-            continue
-        args = dict(w.arguments)
-        for a in set(w.arguments) | set(c.arguments):
-            wv, cv = w.arguments.get(a), c.arguments.get(a)
-            if wv == cv or wv is None or isinstance(wv, list):
-                continue
-            own = owners(wv)
-            if not own or k in own or any(j not in tools_of or w.tool in tools_of[j] for j in own):
-                continue
-            if cv is None:
-                args.pop(a)
-            elif k in owners(cv):
-                args[a] = cv
-            else:
-                continue
-            changed = True
-        steps.append(w.model_copy(update={"arguments": args}) if args != w.arguments else w)
-    if not changed:
-        return whole
-    return whole.model_copy(update={"steps": steps})
 
 
 def _has_ref(v: Any) -> bool:
