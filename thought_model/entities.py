@@ -44,7 +44,13 @@ from thought_model.entities_lexicon import (
 from thought_model.perception.freetext import find_free_texts
 from thought_model.perception.gazetteer import find_cities
 from thought_model.perception.normalize import normalize_request
-from thought_model.perception.timespans import TimeRange, find_day_periods, find_durations, find_time_ranges
+from thought_model.perception.timespans import (
+    TimeRange,
+    evening_before,
+    find_day_periods,
+    find_durations,
+    find_time_ranges,
+)
 
 GENERIC_SLOT_TYPES = (
     "EMAIL",
@@ -541,7 +547,8 @@ def _find_times(text: str) -> list[tuple[int, int, str]]:
             mi = 0
         if not m.group("ap") and text[m.start("h") : m.end()].endswith(("时",)) and not m.group("mi"):
             continue
-        hm = _hm(h, mi, m.group("ap"))
+        ap = m.group("ap") or ("晚上" if evening_before(text, m.start()) else None)  # 今晚8点: 20:00
+        hm = _hm(h, mi, ap)
         if hm:
             out.append((m.start(), m.end(), f"{hm[0]:02d}:{hm[1]:02d}"))
     for m in _EN_TIME.finditer(text):

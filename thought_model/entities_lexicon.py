@@ -43,6 +43,13 @@ ZH_REL_DAY = {
     "明日": "tomorrow",
     "明儿": "tomorrow",
     "次日": "tomorrow",
+    "今晚": "today",  # a day and its half in one word (before a clock time normalization spells it out)
+    "今早": "today",
+    "今晨": "today",
+    "明晚": "tomorrow",
+    "明早": "tomorrow",
+    "明晨": "tomorrow",
+    "昨晚": "yesterday",
     "后天": "day_after_tomorrow",
     "大后天": "in_days:3",
     "前天": "days_ago:2",

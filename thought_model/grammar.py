@@ -51,6 +51,10 @@ NUMBER_KINDS = ["AMOUNT"]
 INTEGER_KINDS = ["DUR", "NUM"]
 FREE_TEXT_LITERAL = r'[^"\\<>$@]{1,40}'
 PEOPLE_KINDS = ["NAME", "EMAIL", "PHONE"]
+WORDS_FIELDS = frozenset({"title", "subject", "body", "description", "reason"})
+"""Free text written in words: never an email address or a phone number (an invitee's email had
+become the event's title, "主题 X 内容 Y" filled the subject with the recipient's address)."""
+WORDS_KINDS = ["CITY", "NAME", "TEXT"]
 """A list of people (``attendees``) takes people slots only: the event's title (a ``<TEXT>``) had
 been listed as an attendee."""
 
@@ -202,7 +206,8 @@ def _string_field(
         if not kinds and not has_ref:  # a pattern no slot kind fits: keep the registry's own pattern
             return {"type": "string", "pattern": pattern}
     else:
-        alts = [_alts(FREE_TEXT_KINDS, avail)] + ([FREE_TEXT_LITERAL] if avail is None else [])
+        kinds = WORDS_KINDS if name in WORDS_FIELDS else FREE_TEXT_KINDS
+        alts = [_alts(kinds, avail)] + ([FREE_TEXT_LITERAL] if avail is None else [])
     return _pattern(alts)
 
 

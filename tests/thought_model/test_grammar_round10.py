@@ -137,3 +137,12 @@ def test_email_update_kept_when_the_request_asks_for_it() -> None:
     )
     assert isinstance(plan, ThoughtPlan)
     assert [s.tool for s in plan.steps] == ["create_calendar_event", "update_user_profile"]
+
+
+def test_words_fields_take_no_address() -> None:
+    avail = ["<EMAIL1>", "<PHONE1>", "<TEXT1>", "<NAME1>"]
+    for tool, arg in (("create_calendar_event", "title"), ("send_email", "subject"), ("send_email", "body")):
+        assert field_tokens(arg, _prop(tool, arg), TOOLS, avail) == ["<TEXT1>", "<NAME1>"], arg
+    # an update's value still takes them
+    got = field_tokens("value", _prop("update_user_profile", "value"), TOOLS, avail)
+    assert got == avail

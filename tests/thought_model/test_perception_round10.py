@@ -133,3 +133,29 @@ def test_header_beats_the_city_inside_it() -> None:
     p = perceive("订单 223456789012345678 开票，抬头写北京星辰科技有限公司", today=TODAY)
     assert "北京星辰科技有限公司" in p.slots.values()
     assert not any(k.startswith("<CITY") for k in p.slots)
+
+
+@pytest.mark.parametrize(
+    "text, slots",
+    [
+        ("今晚8点到10点", {"<DATE1>": "@today T20:00", "<DUR1>": 120}),
+        ("明早9点到10点", {"<DATE1>": "@tomorrow T09:00", "<DUR1>": 60}),
+        ("明晚7点", {"<DATE1>": "@tomorrow T19:00"}),
+        ("今晚有什么安排", {"<DATE1>": "@today"}),
+    ],
+)
+def test_day_and_half_in_one_word(text: str, slots: dict[str, object]) -> None:
+    assert perceive(text, today=TODAY).slots == slots
+
+
+@pytest.mark.parametrize(
+    "text, time, minutes",
+    [("next Tuesday 10am to noon", "10:00", 120), ("tomorrow 11 till midday", "11:00", 60)],
+)
+def test_range_to_noon(text: str, time: str, minutes: int) -> None:
+    (r,) = find_time_ranges(text)
+    assert (r.time, r.minutes) == (time, minutes)
+
+
+def test_pm_start_to_noon_is_no_range() -> None:
+    assert find_time_ranges("3pm to noon") == []

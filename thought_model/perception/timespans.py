@@ -110,6 +110,12 @@ _EN_RANGE = re.compile(
     rf"(?P<h2>[0-2]?[0-9])(?::(?P<m2>[0-5][0-9]))?(?:\s?(?P<ap2>{_APM}))?(?![0-9:A-Za-z])",
     re.I,
 )
+_EN_TO_NOON = re.compile(
+    rf"(?<![0-9:./\-A-Za-z])(?:(?P<pre>from|between)\s+)?(?P<h1>[0-2]?[0-9])(?::(?P<m1>[0-5][0-9]))?(?:\s?(?P<ap1>{_APM}))?"
+    r"(?P<sep>\s?(?:-|–|—|~)\s?|\s+(?:to|till|until|and)\s+)(?:12\s?)?(?P<noon>noon|midday)(?![A-Za-z])",
+    re.I,
+)
+"""``10am to noon``, ``9 till midday``: the end is 12:00."""
 _PM_ZH = ("下午", "晚上", "傍晚")
 
 
@@ -156,6 +162,14 @@ def _span(h1: int, m1: int, ap1: str, h2: int, m2: int, ap2: str) -> tuple[int, 
     return s, e - s
 
 
+_EVENING_DAYS = ("今晚", "明晚", "昨晚")
+
+
+def evening_before(text: str, pos: int) -> bool:
+    """Whether a clock time at ``pos`` follows a day-and-evening word (``今晚8点``: 20:00)."""
+    return text[max(0, pos - 2) : pos] in _EVENING_DAYS
+
+
 def find_time_ranges(text: str) -> list[TimeRange]:
     """Clock ranges in ``text`` (see the module docstring)."""
     out: list[TimeRange] = []
@@ -164,7 +178,10 @@ def find_time_ranges(text: str) -> list[TimeRange]:
         m1, m2 = _zh_minutes(m.group("half1"), m.group("m1")), _zh_minutes(m.group("half2"), m.group("m2"))
         if None in (h1, h2, m1, m2):
             continue
-        sp = _span(h1, m1, m.group("ap1") or "", h2, m2, m.group("ap2") or "")  # type: ignore[arg-type]
+        ap1 = m.group("ap1") or ""
+        if not ap1 and not m.group("ap2") and evening_before(text, m.start()):
+            ap1 = "晚上"  # 今晚8点到10点
+        sp = _span(h1, m1, ap1, h2, m2, m.group("ap2") or "")  # type: ignore[arg-type]
         if sp:
             out.append(_range(m, sp))
     for m in _EN_RANGE.finditer(text):
@@ -181,6 +198,13 @@ def find_time_ranges(text: str) -> list[TimeRange]:
             int(m.group("m2") or 0),
             m.group("ap2") or "",
         )
+        if sp:
+            out.append(_range(m, sp))
+    for m in _EN_TO_NOON.finditer(text):
+        ap1 = m.group("ap1") or ""
+        if ap1.lower().startswith("p"):
+            continue
+        sp = _span(int(m.group("h1")), int(m.group("m1") or 0), "am", 12, 0, "pm")
         if sp:
             out.append(_range(m, sp))
     seen: set[tuple[int, int]] = set()
