@@ -28,6 +28,7 @@ from tao.contracts.plan import MAX_STEPS, REF_PATTERN, TIME_SYMBOL_PATTERN
 from thought_model.entities import MAX_SLOTS_PER_TYPE, ME_SLOT, SLOT_TOKEN_RE, Perception, default_lexicon
 from thought_model.invitees import PEOPLE_FIELDS as PEOPLE_LIST_FIELDS
 from thought_model.invitees import attach_invitees
+from thought_model.recipients import unknown_recipient
 
 SEPARATORS = (",", ":")
 STEP_IDS = [f"t{i}" for i in range(1, MAX_STEPS + 1)]
@@ -486,6 +487,9 @@ def parse_output(
             if isinstance(tidied, InsufficientContext):
                 return tidied
             plan = tidied
+            unknown = unknown_recipient(plan, perception.masked, session)
+            if unknown is not None:
+                return unknown
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(x) for x in first.get("loc", ()))

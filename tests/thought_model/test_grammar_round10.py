@@ -146,3 +146,27 @@ def test_words_fields_take_no_address() -> None:
     # an update's value still takes them
     got = field_tokens("value", _prop("update_user_profile", "value"), TOOLS, avail)
     assert got == avail
+
+
+EMAIL_MYSELF = [
+    {"step_id": "t1", "tool": "get_user_profile", "arguments": {"user_id": "<ME>"}},
+    {
+        "step_id": "t2",
+        "tool": "send_email",
+        "arguments": {"to": "${t1.email}", "subject": "<TEXT1>", "body": "<TEXT2>"},
+        "dependencies": ["t1"],
+    },
+]
+
+
+def test_role_named_recipient_is_unknown() -> None:
+    out = _parse("send an email to my manager, subject: Leave, body: I'm off tomorrow", EMAIL_MYSELF)
+    assert isinstance(out, InsufficientContext)
+    assert out.required_fields == ["to"]
+
+
+def test_email_to_myself_is_kept() -> None:
+    out = _parse("send myself an email, subject: Leave, body: remind my manager", EMAIL_MYSELF)
+    assert isinstance(out, ThoughtPlan)
+    out = _parse("给我自己发个邮件，主题：提醒，内容：明天找领导", EMAIL_MYSELF)
+    assert isinstance(out, ThoughtPlan)
