@@ -86,9 +86,40 @@ def _in_list(v: Any, value: Any) -> bool:
     return isinstance(v, list) and value in v
 
 
+_CITY_THEN_NAME = re.compile(r"(<CITY[1-9]>)(" + _SEP.pattern + r")(<NAME[1-9]>)", re.I)
+
+
+def _city_named_as_person(plan: ThoughtPlan, perception: Perception) -> tuple[ThoughtPlan, Perception]:
+    """A name slot that ends a list of cities ("Rome, Milan and <NAME1>": a city the gazetteer
+    lacks) is a city when the plan uses it only in a ``find_user`` nothing needs: that step is
+    dropped and the slot re-read as a city, so the list fans out over it."""
+    m = _CITY_THEN_NAME.search(perception.masked)
+    if m is None or not m.group(2).strip():
+        return plan, perception
+    tok = m.group(m.lastindex or 0)
+    value = perception.slots.get(tok)
+    if value is None:
+        return plan, perception
+    steps = drafts(plan)
+    users = [d for d in steps if any(_uses(v, value) or _in_list(v, value) for v in d.arguments.values())]
+    if any(d.tool != "find_user" or any(d.key in points_to(o) for o in steps) for d in users):
+        return plan, perception
+    free = next(f"<CITY{i}>" for i in range(9, 0, -1) if f"<CITY{i}>" not in perception.slots)
+    slots = {k: v for k, v in perception.slots.items() if k != tok} | {free: value}
+    seen = Perception(masked=perception.masked.replace(tok, free), slots=slots)
+    if users:
+        kept = build(plan, [d for d in steps if d not in users])
+        if kept is None:
+            return plan, perception
+        plan = kept
+    return plan, seen
+
+
 def fan_out(plan: ThoughtPlan, perception: Perception) -> ThoughtPlan:
     """``plan`` with one step (and its dependants) per value of every partly used list; ``plan``
     itself when nothing is added."""
+    original = plan
+    plan, perception = _city_named_as_person(plan, perception)
     steps = drafts(plan)
     changed = False
     n_copy = 0
@@ -130,9 +161,9 @@ def fan_out(plan: ThoughtPlan, perception: Perception) -> ThoughtPlan:
         _one_tool(steps, [u[0] for u in used])
         changed = True
     if not changed:
-        return plan
+        return original
     out = build(plan, steps)
-    return out if out is not None else plan
+    return out if out is not None else original
 
 
 def _one_tool(steps: list[Draft], users: list[Draft]) -> bool:

@@ -151,3 +151,21 @@ def test_build_renumbers_and_refuses_forward_references() -> None:
     assert _rows(out)[2] == ("get_user_profile", {"user_id": "${t2.user_id}"}, ["t2"])
     assert build(plan, [d[1], d[0]]) is None  # a step before the one it needs
     assert build(plan, []) is None
+
+
+def test_a_name_ending_a_list_of_cities_is_a_city_when_only_a_needless_find_user_uses_it() -> None:
+    p = _p("How is the weather looking in Rome, Milan and Naples tomorrow?")
+    assert p.slots.get("<NAME1>") == "Naples"  # a city the gazetteer lacks
+    plan = _plan(
+        {"tool": "get_weather", "arguments": {"city": "Rome", "date": "@tomorrow"}},
+        {"tool": "get_weather", "arguments": {"city": "Milan", "date": "@tomorrow"}},
+        {"tool": "find_user", "arguments": {"name": "Naples"}},
+    )
+    assert [s.arguments["city"] for s in fan_out(plan, p).steps] == ["Rome", "Milan", "Naples"]
+    q = _p("weather in Beijing and Zhang Wei's profile")
+    chain = _plan(
+        {"tool": "get_weather", "arguments": {"city": "Beijing"}},
+        {"tool": "find_user", "arguments": {"name": "Zhang Wei"}},
+        {"tool": "get_user_profile", "arguments": {"user_id": "${t2.user_id}"}, "dependencies": ["t2"]},
+    )
+    assert fan_out(chain, q) is chain  # the person is looked up for a reason: left alone
