@@ -7,7 +7,8 @@ The native extension is ``rust_validator._native``; this package re-exports its 
 * :class:`ObservationChecker` — the full observation check of a tool result against its contract;
   it returns :class:`Observation`, a lazy dict-like result (a registered ``MutableMapping``).
 * :class:`PlanChecker` / :func:`check_plan` — ThoughtPlan checks against a tool registry.
-* :func:`check_batch` — many observations in parallel, GIL released.
+* :func:`check_batch` — many observations in parallel, GIL released; :func:`check_many` — the
+  same, as one :class:`ObservationBatch` (every verdict as one list, results built on access).
 * :class:`ValidationInputError` (bad documents) and :class:`CompileError` (bad schemas/contracts),
   both subclasses of :class:`ValueError`.
 
@@ -29,12 +30,14 @@ from rust_validator._native import (
     THOUGHT_PLAN_SCHEMA,
     CompileError,
     Observation,
+    ObservationBatch,
     ObservationChecker,
     PlanChecker,
     SchemaValidator,
     ValidationInputError,
     __version__,
     check_batch,
+    check_many,
     jsonlogic,
 )
 
@@ -78,12 +81,14 @@ __all__ = [
     "THOUGHT_PLAN_SCHEMA",
     "CompileError",
     "Observation",
+    "ObservationBatch",
     "ObservationChecker",
     "PlanChecker",
     "SchemaValidator",
     "ValidationInputError",
     "__version__",
     "check_batch",
+    "check_many",
     "check_plan",
     "jsonlogic",
     "reference_plan_checker",

@@ -4,6 +4,7 @@ __all__ = [
     "THOUGHT_PLAN_SCHEMA",
     "CompileError",
     "Observation",
+    "ObservationBatch",
     "ObservationChecker",
     "PlanChecker",
     "SchemaValidator",
@@ -11,12 +12,13 @@ __all__ = [
     "ValidationInputError",
     "__version__",
     "check_batch",
+    "check_many",
     "jsonlogic",
 ]
 
 # ---- validator (SchemaValidator, ObservationChecker, check_plan, jsonlogic, check_batch) ----
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, Sequence, ValuesView
-from typing import Any, Literal, Self, TypedDict, final
+from typing import Any, Literal, Self, SupportsIndex, TypedDict, final, overload
 
 JSONInput = Any  # dict/list/str/int/float/bool/None, or bytes/bytearray/memoryview of JSON text
 
@@ -179,6 +181,40 @@ class ObservationChecker:
         """Many ActionResults in parallel (rayon), GIL released; order preserved. A rejected
         document or an item that cannot be read (``errors="observe"``) is a plain ObservationDict
         with ``details.input_error``; ``errors="raise"`` raises the first one."""
+    def check_many(
+        self,
+        items: Iterable[JSONInput],
+        *,
+        soft: float | None = None,
+        errors: Literal["observe", "raise"] = "observe",
+    ) -> ObservationBatch:
+        """Like ``check_batch`` (same checks, same parallel scan), but the result is ONE
+        :class:`ObservationBatch` holding every outcome: ``.valid`` gives every verdict as one
+        list, ``batch[i]`` builds item ``i``'s result on access."""
+
+@final
+class ObservationBatch:
+    """The result of ``check_many``: one object for the whole batch. ``batch[i]`` (negative
+    counts from the end) is the result ``check_batch`` gives for item ``i`` (an
+    :class:`Observation`, or an ObservationDict for an input error), built on first access and
+    then the same object; a slice gives a list. The batch keeps its items alive."""
+
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: SupportsIndex, /) -> Observation | ObservationDict: ...
+    @overload
+    def __getitem__(self, index: slice, /) -> list[Observation | ObservationDict]: ...
+    def __iter__(self) -> Iterator[Observation | ObservationDict]: ...
+    @property
+    def valid(self) -> list[bool]:
+        """Every verdict, in item order (one new list per access)."""
+    @property
+    def n_valid(self) -> int:
+        """How many items passed every hard check."""
+    def invalid_indices(self) -> list[int]:
+        """The indices of the items that did not pass, ascending."""
+    def to_list(self) -> list[Observation | ObservationDict]:
+        """The list ``check_batch`` returns for the same items (this batch's objects)."""
 
 def check_batch(
     checker: ObservationChecker,
@@ -187,6 +223,13 @@ def check_batch(
     soft: float | None = None,
     errors: Literal["observe", "raise"] = "observe",
 ) -> list[Observation | ObservationDict]: ...
+def check_many(
+    checker: ObservationChecker,
+    items: Iterable[JSONInput],
+    *,
+    soft: float | None = None,
+    errors: Literal["observe", "raise"] = "observe",
+) -> ObservationBatch: ...
 
 @final
 class PlanChecker:

@@ -17,10 +17,12 @@ use crate::schema::{parse_draft, CompiledSchema, SchemaOptions};
 mod batch;
 mod convert;
 mod lazy;
+mod many;
 mod output;
 
 use convert::{build_err, input_err, raw_json, to_value, value_to_py, CompileError, StrIs, ValidationInputError};
 use lazy::{Observation as PyObservation, Shared};
+use many::ObservationBatch;
 use output::Templates;
 
 /// mimalloc for the whole extension: parsing builds many small strings and maps, where it is
@@ -255,6 +257,27 @@ impl ObservationChecker {
     fn check_batch<'py>(&self, items: &Bound<'py, PyAny>, soft: Option<f64>, errors: &str) -> PyResult<Bound<'py, PyList>> {
         batch::batch(&self.shared, items, soft, errors)
     }
+
+    /// Like `check_batch`, but one `ObservationBatch` holds every outcome: `valid` gives every
+    /// verdict as one `list[bool]`, `batch[i]` builds item `i`'s result on access.
+    #[pyo3(signature = (items, *, soft=None, errors="observe"))]
+    fn check_many(&self, items: &Bound<'_, PyAny>, soft: Option<f64>, errors: &str) -> PyResult<ObservationBatch> {
+        many(&self.shared, items, soft, errors)
+    }
+}
+
+fn many(shared: &Arc<Shared>, items: &Bound<'_, PyAny>, soft: Option<f64>, errors: &str) -> PyResult<ObservationBatch> {
+    let raise = batch::raise_mode(errors)?;
+    let (held, results) = batch::scan_all(&shared.contract, items, soft)?;
+    ObservationBatch::new(items.py(), shared, held, results, raise)
+}
+
+/// Module-level `check_many(checker, items, *, soft=None, errors="observe")`.
+#[pyfunction]
+#[pyo3(signature = (checker, items, *, soft=None, errors="observe"))]
+fn check_many(checker: &Bound<'_, ObservationChecker>, items: &Bound<'_, PyAny>, soft: Option<f64>,
+              errors: &str) -> PyResult<ObservationBatch> {
+    many(&checker.get().shared, items, soft, errors)
 }
 
 /// Module-level batch check: `check_batch(checker, items, *, soft=None, errors="observe")`.
@@ -352,9 +375,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SchemaValidator>()?;
     m.add_class::<ObservationChecker>()?;
     m.add_class::<PyObservation>()?;
+    m.add_class::<ObservationBatch>()?;
     m.add_class::<PlanChecker>()?;
     m.add_function(wrap_pyfunction!(jsonlogic, m)?)?;
     m.add_function(wrap_pyfunction!(check_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(check_many, m)?)?;
     m.add("ValidationInputError", py.get_type::<ValidationInputError>())?;
     m.add("CompileError", py.get_type::<CompileError>())?;
     m.add("THOUGHT_PLAN_SCHEMA", crate::plan::THOUGHT_PLAN_SCHEMA)?;

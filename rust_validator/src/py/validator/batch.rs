@@ -65,23 +65,56 @@ fn scan<'c>(c: &'c Contract, input: &Input<'_>, soft: Option<f64>) -> Result<Out
     }
 }
 
-pub fn batch<'py>(shared: &Arc<Shared>, items: &Bound<'py, PyAny>, soft: Option<f64>, errors: &str)
-    -> PyResult<Bound<'py, PyList>> {
+/// `errors=` of a batch call: `true` = raise the first input error.
+pub fn raise_mode(errors: &str) -> PyResult<bool> {
+    match errors {
+        "raise" => Ok(true),
+        "observe" => Ok(false),
+        other => Err(PyValueError::new_err(format!("errors must be 'raise' or 'observe', not {other:?}"))),
+    }
+}
+
+/// What the scan of a batch gives: a reference to every item (in order) and its outcome.
+pub type Scanned<'c> = (Vec<Py<PyAny>>, Vec<Result<Outcome<'c>, InputError>>);
+
+/// Read every item under the GIL, then check them all (in parallel with the GIL released when the
+/// batch is large enough). The outcomes borrow the contract only.
+pub fn scan_all<'c>(c: &'c Contract, items: &Bound<'_, PyAny>, soft: Option<f64>) -> PyResult<Scanned<'c>> {
     let py = items.py();
-    let raise = match errors {
-        "raise" => true,
-        "observe" => false,
-        other => return Err(PyValueError::new_err(format!("errors must be 'raise' or 'observe', not {other:?}"))),
-    };
-    let c = &shared.contract;
     // A reference to every item, so their buffers outlive the GIL-free scan even if the caller's
     // list is changed meanwhile by another thread.
     let held: Vec<Py<PyAny>> = match items.cast::<PyList>() {
         Ok(list) => list.iter().map(Bound::unbind).collect(),
         Err(_) => items.try_iter()?.map(|it| it.map(Bound::unbind)).collect::<PyResult<_>>()?,
     };
-    let bound: Vec<&Bound<'py, PyAny>> = held.iter().map(|h| h.bind(py)).collect();
-    let inputs: Vec<Input<'_>> = bound.iter().map(|it| read(it, c)).collect::<PyResult<_>>()?;
+    let results = {
+        let bound: Vec<&Bound<'_, PyAny>> = held.iter().map(|h| h.bind(py)).collect();
+        let inputs: Vec<Input<'_>> = bound.iter().map(|it| read(it, c)).collect::<PyResult<_>>()?;
+        let n = inputs.len();
+        let total: usize = inputs
+            .iter()
+            .map(|i| match i {
+                Input::Text(b) => b.len(),
+                Input::Copy(b) => b.len(),
+                Input::Value(_) | Input::Bad(_) => 0,
+            })
+            .sum();
+        match crate::batch::grouping(n, total) {
+            None => inputs.iter().map(|input| scan(c, input, soft)).collect(),
+            Some(min_len) => {
+                use rayon::prelude::*;
+                py.detach(|| inputs.par_iter().with_min_len(min_len).map(|input| scan(c, input, soft)).collect())
+            }
+        }
+    };
+    Ok((held, results))
+}
+
+pub fn batch<'py>(shared: &Arc<Shared>, items: &Bound<'py, PyAny>, soft: Option<f64>, errors: &str)
+    -> PyResult<Bound<'py, PyList>> {
+    let py = items.py();
+    let raise = raise_mode(errors)?;
+    let (held, results) = scan_all(&shared.contract, items, soft)?;
     let make = |i: usize, r: Result<Outcome<'_>, InputError>| -> PyResult<Py<PyAny>> {
         Ok(match r {
             Ok(Outcome::Passed(p)) => Py::new(py, PyObservation::passed(shared, held[i].clone_ref(py), p))?.into_any(),
@@ -89,22 +122,6 @@ pub fn batch<'py>(shared: &Arc<Shared>, items: &Bound<'py, PyAny>, soft: Option<
             Err(e) if raise => return Err(input_err(py, e)),
             Err(e) => input_error_observation(py, &e)?.into_any().unbind(),
         })
-    };
-    let n = inputs.len();
-    let total: usize = inputs
-        .iter()
-        .map(|i| match i {
-            Input::Text(b) => b.len(),
-            Input::Copy(b) => b.len(),
-            Input::Value(_) | Input::Bad(_) => 0,
-        })
-        .sum();
-    let results: Vec<Result<Outcome<'_>, InputError>> = match crate::batch::grouping(n, total) {
-        None => inputs.iter().map(|input| scan(c, input, soft)).collect(),
-        Some(min_len) => {
-            use rayon::prelude::*;
-            py.detach(|| inputs.par_iter().with_min_len(min_len).map(|input| scan(c, input, soft)).collect())
-        }
     };
     let out = results.into_iter().enumerate().map(|(i, r)| make(i, r)).collect::<PyResult<Vec<_>>>()?;
     PyList::new(py, out)
