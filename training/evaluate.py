@@ -58,6 +58,7 @@ class EvalConfig:
     progress: bool = True
     num_threads: int | None = None
     max_new_tokens: int = 160
+    composed: bool = True  # case sets also through the composing engine (what tao serve / tao run plan with)
 
 
 def _validator(schema: dict[str, Any]):
@@ -143,7 +144,34 @@ def _case_split(path: Path, gen: HFPlanGenerator, domain: Any, cfg: EvalConfig) 
     summary.pop("results", None)
     summary["failures"] = summary["failures"][:8]
     summary["format"] = "cases"
+    if cfg.composed:
+        summary["composed"] = _composed(cases, domain, cfg)
     return summary
+
+
+COMPOSED_KEYS = (
+    "n",
+    "exact_match",
+    "tool_sequence_accuracy",
+    "insufficient_precision",
+    "insufficient_recall",
+    "by_family",
+)
+
+
+def _composed(cases: list, domain: Any, cfg: EvalConfig) -> dict[str, Any]:
+    """The same cases through ``load_engine(compose=True)`` (the engine ``tao serve`` plans with for
+    this checkpoint: its own lexicon, intent plans and enum words); aggregates only."""
+    from thought_model.engine import load_engine
+    from thought_model.engine.loader import EngineLoadError
+    from training.cases import engine_plan_fn, score_cases
+
+    try:
+        engine = load_engine("cpu", cfg.checkpoint, compose=True)
+    except EngineLoadError as e:
+        return {"error": str(e)}
+    s = score_cases(cases, engine_plan_fn(engine), domain.tools, batch_size=cfg.batch_size)
+    return {k: s[k] for k in COMPOSED_KEYS if k in s}
 
 
 def _pct(v: float | None) -> str:
@@ -185,6 +213,16 @@ def print_table(report: dict[str, Any]) -> None:
         for key in ("by_family", "by_variant", "by_lang", "by_steps"):
             parts = [f"{k} {_pct(g['exact_match'])} ({g['n']})" for k, g in s[key].items()]
             console.print(f"  {split} exact {key[3:]}: " + "  ".join(parts))
+        c = s.get("composed")
+        if c and "exact_match" in c:
+            fam = "  ".join(f"{k} {_pct(g['exact_match'])} ({g['n']})" for k, g in c["by_family"].items())
+            console.print(
+                f"  {split} composed (tao serve's engine): exact {_pct(c['exact_match'])}  tools "
+                f"{_pct(c.get('tool_sequence_accuracy'))}  ins P {_pct(c.get('insufficient_precision'))}  "
+                f"ins R {_pct(c.get('insufficient_recall'))}  family: {fam}"
+            )
+        elif c:
+            console.print(f"  {split} composed: {c.get('error')}")
 
 
 def main(argv: list[str] | None = None) -> int:
