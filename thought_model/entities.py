@@ -162,9 +162,12 @@ _EN_DATE = re.compile(
     re.I,
 )
 _EN_MONTH_YEAR = re.compile(rf"(?P<m>{_EN_MON})\s+(?P<y>20[0-9]{{2}})", re.I)
+_NOT_MINUTE = "(?:个|人|位|小时|钟头|天|号|楼|层|元|块)"
+"""What a number after ``点`` is when it is no minute count (``10点6人``: six people)."""
 _ZH_TIME = re.compile(
     rf"(?P<ap>上午|早上|早晨|中午|下午|晚上|傍晚|凌晨)?\s?(?<![0-9])(?P<h>[0-2]?[0-9]|{_ZH_NUM})\s?(?:点|:|：|时)"
-    rf"(?:\s?(?P<half>半)|\s?(?P<mi>[0-5]?[0-9]|{_ZH_NUM})\s?分?)?(?![0-9])(?!\s?[ap]\.?m)",
+    rf"(?:\s?(?P<half>半)|(?P<mi>[0-5]?[0-9]|{_ZH_NUM})(?!\s?{_NOT_MINUTE})\s?分?|\s(?P<mis>[0-5]?[0-9]|{_ZH_NUM})\s?分)?"
+    r"(?![0-9])(?!\s?[ap]\.?m)",
     re.I,
 )
 _EN_TIME = re.compile(
@@ -541,11 +544,15 @@ def _find_times(text: str) -> list[tuple[int, int, str]]:
             continue
         if m.group("half"):
             mi = 30
-        elif m.group("mi"):
-            mi = zh_number(m.group("mi")) or 0
+        elif m.group("mi") or m.group("mis"):
+            mi = zh_number(m.group("mi") or m.group("mis")) or 0
         else:
             mi = 0
-        if not m.group("ap") and text[m.start("h") : m.end()].endswith(("时",)) and not m.group("mi"):
+        if (
+            not m.group("ap")
+            and text[m.start("h") : m.end()].endswith(("时",))
+            and not (m.group("mi") or m.group("mis"))
+        ):
             continue
         ap = m.group("ap") or ("晚上" if evening_before(text, m.start()) else None)  # 今晚8点: 20:00
         hm = _hm(h, mi, ap)

@@ -487,7 +487,9 @@ def parse_output(
             if isinstance(tidied, InsufficientContext):
                 return tidied
             plan = tidied
-            unknown = unknown_recipient(plan, perception.masked, session)
+            unknown = unknown_recipient(plan, perception.masked, session) or _named_tool_unfilled(
+                plan, tools, request_slots(perception, session is not None and session.user_id is not None)
+            )
             if unknown is not None:
                 return unknown
     except ValidationError as exc:
@@ -559,6 +561,31 @@ def tidy_arguments(plan: ThoughtPlan, tools: Sequence[ToolSpec]) -> ThoughtPlan 
     if missing:
         return InsufficientContext(required_fields=list(dict.fromkeys(missing)), intent=plan.intent)
     return plan.model_copy(update={"steps": steps}) if changed else plan
+
+
+def _named_tool_unfilled(
+    plan: ThoughtPlan, tools: Sequence[ToolSpec], avail: list[str]
+) -> InsufficientContext | None:
+    """The model named a tool as its intent (``create_calendar_event``) but planned other tools:
+    the per-request grammar had dropped that tool because a required argument has no slot here
+    ("明天下午3点建个会，一小时，邀请 a@x.cn": no title), and the model reached for an unrelated one
+    (``list_orders``). The answer is that tool's missing arguments."""
+    spec = next((t for t in tools if t.name == plan.intent), None)
+    if spec is None or any(st.tool == spec.name for st in plan.steps):
+        return None
+    props: dict[str, Any] = spec.args_schema.get("properties", {})
+    missing = [
+        k
+        for k in spec.args_schema.get("required", [])
+        if field_tokens(k, props.get(k, {}), tools, avail) == [] and not _has_ref_alt(props.get(k, {}))
+    ]
+    return InsufficientContext(required_fields=missing, intent=plan.intent) if missing else None
+
+
+def _has_ref_alt(prop: dict[str, Any]) -> bool:
+    """A field an earlier step's output may fill (its pattern has the reference alternative)."""
+    pattern = _nonnull(prop).get("pattern")
+    return bool(pattern) and _base_pattern(pattern)[1]
 
 
 def time_symbol_ok(value: str) -> bool:

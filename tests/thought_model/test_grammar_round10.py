@@ -170,3 +170,32 @@ def test_email_to_myself_is_kept() -> None:
     assert isinstance(out, ThoughtPlan)
     out = _parse("给我自己发个邮件，主题：提醒，内容：明天找领导", EMAIL_MYSELF)
     assert isinstance(out, ThoughtPlan)
+
+
+def test_named_tool_without_its_values_is_insufficient() -> None:
+    p = perceive("明天下午3点建个会，一小时，邀请 a@x.cn", today=TODAY, user_known=True)
+    out = {
+        "version": "1.0",
+        "intent": "create_calendar_event",
+        "steps": [
+            {"step_id": "t1", "tool": "list_orders", "arguments": {"user_id": "<ME>", "period": "<DATE1>"}}
+        ],
+    }
+    got = parse_output(json.dumps(out), p, SESSION, TOOLS)
+    assert isinstance(got, InsufficientContext)
+    assert got.required_fields == ["title"]
+
+
+def test_other_intent_names_leave_the_plan() -> None:
+    p = perceive("我最近的订单", today=TODAY, user_known=True)
+    out = {
+        "version": "1.0",
+        "intent": "my_orders",
+        "steps": [{"step_id": "t1", "tool": "list_orders", "arguments": {"user_id": "<ME>"}}],
+    }
+    assert isinstance(parse_output(json.dumps(out), p, SESSION, TOOLS), ThoughtPlan)
+
+
+def test_evening_title_before_the_ask() -> None:
+    p = perceive("明晚7点团队聚餐，帮我建个日程，两小时", today=TODAY)
+    assert p.slots == {"<DATE1>": "@tomorrow T19:00", "<TEXT1>": "团队聚餐", "<DUR1>": 120}

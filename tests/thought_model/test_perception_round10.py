@@ -159,3 +159,16 @@ def test_range_to_noon(text: str, time: str, minutes: int) -> None:
 
 def test_pm_start_to_noon_is_no_range() -> None:
     assert find_time_ranges("3pm to noon") == []
+
+
+@pytest.mark.parametrize(
+    "text, slots",
+    [
+        ("周四上午10点 6人 90分钟", {"<DATE1>": "2026-06-11 10:00", "<NUM1>": 6, "<DUR1>": 90}),
+        ("9点到10点 12人", {"<DATE1>": "@today T09:00", "<DUR1>": 60, "<NUM1>": 12}),
+        ("10点 30分", {"<DATE1>": "@today T10:30"}),
+        ("下午3点15", {"<DATE1>": "@today T15:15"}),
+    ],
+)
+def test_a_count_after_the_hour_is_no_minute(text: str, slots: dict[str, object]) -> None:
+    assert perceive(text, today=TODAY).slots == slots

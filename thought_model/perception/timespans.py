@@ -99,7 +99,7 @@ _H = rf"[0-2]?[0-9]|{_ZH_NUM}"
 _ZH_RANGE = re.compile(
     rf"(?<![0-9:：.\-/])(?P<ap1>{_AP})?\s?(?P<h1>{_H})\s?(?P<u1>[点:：时](?:\s?(?P<half1>半)|\s?(?P<m1>[0-5][0-9]|{_ZH_NUM})(?:\s?分)?)?)?"
     rf"(?P<sep>\s?(?:到|至|-|~|～|—|－)\s?)"
-    rf"(?P<ap2>{_AP})?\s?(?P<h2>{_H})\s?[点:：时](?:\s?(?P<half2>半)|\s?(?P<m2>[0-5][0-9]|{_ZH_NUM})(?:\s?分)?)?"
+    rf"(?P<ap2>{_AP})?\s?(?P<h2>{_H})\s?[点:：时](?:\s?(?P<half2>半)|(?P<m2>[0-5][0-9]|{_ZH_NUM})(?!\s?(?:个|人|位|小时|钟头|天|号|楼|层|元|块))(?:\s?分)?|\s(?P<m2s>[0-5][0-9]|{_ZH_NUM})\s?分)?"
     r"(?![0-9])(?!\s?[ap]\.?m)",
     re.I,
 )
@@ -175,7 +175,8 @@ def find_time_ranges(text: str) -> list[TimeRange]:
     out: list[TimeRange] = []
     for m in _ZH_RANGE.finditer(text):
         h1, h2 = number(m.group("h1")), number(m.group("h2"))
-        m1, m2 = _zh_minutes(m.group("half1"), m.group("m1")), _zh_minutes(m.group("half2"), m.group("m2"))
+        m1 = _zh_minutes(m.group("half1"), m.group("m1"))
+        m2 = _zh_minutes(m.group("half2"), m.group("m2") or m.group("m2s"))
         if None in (h1, h2, m1, m2):
             continue
         ap1 = m.group("ap1") or ""
