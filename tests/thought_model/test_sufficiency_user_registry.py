@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tao.contracts import InsufficientContext, SessionState
-from tao.domains.helpdesk import registry
+from tao.domains import load_domain
 from tao.domains.helpdesk.examples import VALUE_WORDS
 from thought_model.checkpoint import DEFAULT_CHECKPOINT, checkpoint_intent_steps, checkpoint_value_words
 from thought_model.compose import ComposingEngine, maybe_composing
@@ -20,7 +20,9 @@ from thought_model.entities import perceive
 from thought_model.sufficiency import Decision, SufficiencyCheck
 from training.derive import derive_phrasing
 
-DOMAIN = registry()
+# through load_domain (cached): calling tao.domains.helpdesk.registry() directly imports the
+# submodule registry.py, which then shadows the function on the package for a later load_domain
+DOMAIN = load_domain("tao.domains.helpdesk:registry")
 STEPS = {s.name: [(tool, dict(args)) for tool, args, _ in s.steps] for s in derive_phrasing(DOMAIN).intents}
 CHECK = SufficiencyCheck(DOMAIN.tools, STEPS, lexicon=DOMAIN.lexicon, value_words=VALUE_WORDS)
 SESSION = SessionState(user_id="E100234", now=datetime(2026, 3, 10, 10))
