@@ -20,8 +20,6 @@ from thought_model.entities import perceive
 from thought_model.sufficiency import Decision, SufficiencyCheck
 from training.derive import derive_phrasing
 
-# through load_domain (cached): calling tao.domains.helpdesk.registry() directly imports the
-# submodule registry.py, which then shadows the function on the package for a later load_domain
 DOMAIN = load_domain("tao.domains.helpdesk:registry")
 STEPS = {s.name: [(tool, dict(args)) for tool, args, _ in s.steps] for s in derive_phrasing(DOMAIN).intents}
 CHECK = SufficiencyCheck(DOMAIN.tools, STEPS, lexicon=DOMAIN.lexicon, value_words=VALUE_WORDS)

@@ -1,5 +1,5 @@
 """The IT-helpdesk domain: eight tools over employees, password resets, support tickets and
-devices, defined only by contracts (:mod:`.registry`) plus a few example requests
+devices, defined only by contracts (:mod:`.contracts`; not named ``registry``, which would shadow the function of that name once imported) plus a few example requests
 (:mod:`.examples`); no templates, no perception code. Its id kinds (``E`` + 6 digits,
 ``TCK-`` + 6 digits, ``AT-`` + 5 digits) come from the argument patterns
 (:func:`tao.domains.contract.contract_lexicon`), its training phrasing from ``training.derive``.
@@ -40,9 +40,9 @@ NAME_STOP_EN = tuple(
 def registry() -> Domain:
     """The helpdesk domain (built once per process)."""
     from tao.domains.contract import contract_domain, contract_lexicon
+    from tao.domains.helpdesk.contracts import helpdesk_tools
     from tao.domains.helpdesk.examples import EXAMPLES, TEXT_CUES, VALUE_WORDS
     from tao.domains.helpdesk.mock import HANDLERS, HelpdeskData
-    from tao.domains.helpdesk.registry import helpdesk_tools
     from tao.domains.helpdesk.samples import RESPONSE_SAMPLES
 
     tools = helpdesk_tools()
