@@ -141,7 +141,7 @@ _AMOUNT = re.compile(
     re.I,
 )
 _DUR = re.compile(
-    rf"(?<![0-9.A-Za-z])(?P<n>{_NUM}|半|an?|one|two|three|half an?)\s?(?:个)?(?P<half>半)?\s?"
+    rf"(?<![0-9.A-Za-z])(?P<n>{_NUM}|半|an?|one|two|three|half an?)(?:\s|-)?(?:个)?(?P<half>半)?\s?"
     r"(?P<u>小时|钟头|分钟|hours?|hrs?|h(?![a-z])|minutes?|mins?)",
     re.I,
 )
@@ -153,6 +153,11 @@ _ISO_DATE = re.compile(r"(?<![0-9])(?P<y>20[0-9]{2})[-/.](?P<m>[01]?[0-9])[-/.](
 _ZH_DATE = re.compile(
     rf"(?:(?P<y>20[0-9]{{2}})年)?(?P<m>[01]?[0-9]|{_ZH_NUM})月(?P<d>[0-3]?[0-9]|{_ZH_NUM})[日号]"
 )
+_MD_DATE = re.compile(
+    r"(?<![0-9/.\-:])(?P<m>1[0-2]|0?[1-9])/(?P<d>3[01]|[12][0-9]|0?[1-9])(?![0-9/])(?!\s?(?:小时|hours?|hrs?|of\b))",
+    re.I,
+)
+"""``6/18``: month/day without a year (this year), as ``6月18日``; not a fraction of an hour."""
 _ZH_MONTH = re.compile(r"(?P<y>20[0-9]{2})年(?P<m>[01]?[0-9])月(?:份)?")
 _YM = re.compile(r"(?<![0-9])(?P<y>20[0-9]{2})-(?P<m>[01][0-9])(?![0-9-])")
 _EN_MON = "|".join(sorted(MONTHS_EN, key=len, reverse=True))
@@ -564,7 +569,10 @@ def _find_times(text: str) -> list[tuple[int, int, str]]:
             continue
         h = m.group("h") or m.group("h2") or m.group("h3")
         mi = m.group("mi") or m.group("mi2") or "0"
-        hm = _hm(int(h), int(mi), m.group("ap"))
+        ap = m.group("ap")
+        if m.group("h3") and 1 <= int(h) <= 6:
+            ap = "pm"  # "tomorrow at 3 for an hour": office hours, not 03:00
+        hm = _hm(int(h), int(mi), ap)
         if hm:
             start = m.start("h3") if m.group("h3") else m.start()
             out.append((start, m.end(), f"{hm[0]:02d}:{hm[1]:02d}"))
@@ -594,7 +602,7 @@ def _find_days(text: str, today: date) -> list[tuple[int, int, str]]:
         n = _num(m.group("n"))
         if n and 0 < n < 100:
             out.append((m.start(), m.end(), f"@in_days:{int(n)}"))
-    for rx in (_ISO_DATE, _ZH_DATE, _EN_DATE):
+    for rx in (_ISO_DATE, _ZH_DATE, _EN_DATE, _MD_DATE):
         for m in rx.finditer(text):
             gd = m.groupdict()
             y = int(gd.get("y") or today.year)

@@ -172,3 +172,18 @@ def test_pm_start_to_noon_is_no_range() -> None:
 )
 def test_a_count_after_the_hour_is_no_minute(text: str, slots: dict[str, object]) -> None:
     assert perceive(text, today=TODAY).slots == slots
+
+
+@pytest.mark.parametrize(
+    "text, slots",
+    [
+        ("book a room for 6/18 at 3pm", {"<DATE1>": "2026-06-18 15:00"}),
+        ("expense on 5/3", {"<DATE1>": "2026-05-03"}),
+        ("tomorrow at 3 for an hour", {"<DATE1>": "@tomorrow T15:00", "<DUR1>": 60}),
+        ("at 8 tomorrow", {"<DATE1>": "@tomorrow T08:00"}),
+        ("a 90-minute meeting tomorrow at 10", {"<DUR1>": 90, "<DATE1>": "@tomorrow T10:00"}),
+        ("a 30-min call", {"<DUR1>": 30}),
+    ],
+)
+def test_month_day_bare_afternoon_hour_and_hyphenated_duration(text: str, slots: dict[str, object]) -> None:
+    assert perceive(text, today=TODAY).slots == slots
