@@ -56,6 +56,9 @@ WORDS_FIELDS = frozenset({"title", "subject", "body", "description", "reason"})
 """Free text written in words: never an email address or a phone number (an invitee's email had
 become the event's title, "主题 X 内容 Y" filled the subject with the recipient's address)."""
 WORDS_KINDS = ["CITY", "NAME", "TEXT"]
+PERSON_NAME_FIELDS = frozenset({"name"})
+PERSON_NAME_KINDS = ["NAME", "TEXT"]
+"""A person's name is never a city slot (``find_user(name=<CITY1>)`` for "weather in Marrakech")."""
 """A list of people (``attendees``) takes people slots only: the event's title (a ``<TEXT>``) had
 been listed as an attendee."""
 
@@ -207,7 +210,13 @@ def _string_field(
         if not kinds and not has_ref:  # a pattern no slot kind fits: keep the registry's own pattern
             return {"type": "string", "pattern": pattern}
     else:
-        kinds = WORDS_KINDS if name in WORDS_FIELDS else FREE_TEXT_KINDS
+        kinds = (
+            WORDS_KINDS
+            if name in WORDS_FIELDS
+            else PERSON_NAME_KINDS
+            if name in PERSON_NAME_FIELDS
+            else FREE_TEXT_KINDS
+        )
         alts = [_alts(kinds, avail)] + ([FREE_TEXT_LITERAL] if avail is None else [])
     return _pattern(alts)
 

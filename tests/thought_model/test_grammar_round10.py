@@ -199,3 +199,8 @@ def test_other_intent_names_leave_the_plan() -> None:
 def test_evening_title_before_the_ask() -> None:
     p = perceive("明晚7点团队聚餐，帮我建个日程，两小时", today=TODAY)
     assert p.slots == {"<DATE1>": "@tomorrow T19:00", "<TEXT1>": "团队聚餐", "<DUR1>": 120}
+
+
+def test_person_name_takes_no_city() -> None:
+    avail = ["<CITY1>", "<NAME1>", "<TEXT1>", "<EMAIL1>"]
+    assert field_tokens("name", _prop("find_user", "name"), TOOLS, avail) == ["<NAME1>", "<TEXT1>"]
