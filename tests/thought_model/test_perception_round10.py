@@ -187,3 +187,21 @@ def test_a_count_after_the_hour_is_no_minute(text: str, slots: dict[str, object]
 )
 def test_month_day_bare_afternoon_hour_and_hyphenated_duration(text: str, slots: dict[str, object]) -> None:
     assert perceive(text, today=TODAY).slots == slots
+
+
+@pytest.mark.parametrize(
+    "text, title",
+    [
+        ("把明天上午10点的周会加到日程里，半小时", "周会"),
+        ("把评审会加到日历", "评审会"),
+        ("Team dinner on June 18 at 7pm, add it to my calendar for 2 hours", "Team dinner"),
+        ("Lunch with Sam tomorrow at noon, put it on my calendar", "Lunch with Sam"),
+        ("submit a meal expense of 88 for yesterday, description team lunch", "team lunch"),
+    ],
+)
+def test_title_put_into_the_calendar_and_description(text: str, title: str) -> None:
+    assert title in _texts(text)
+
+
+def test_no_title_from_a_bare_time() -> None:
+    assert _texts("tomorrow at 3, add it to my calendar") == []

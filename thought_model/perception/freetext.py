@@ -46,7 +46,7 @@ _EMAIL_ASK_END = re.compile(
     re.I,
 )
 _EN_CUES = re.compile(
-    r"(?<![A-Za-z])(?:subject(?:\s+line)?|title|topic|body|header)(?:\s+(?:is|should be|reads|as|=))?\s+"
+    r"(?<![A-Za-z])(?:subject(?:\s+line)?|title|topic|body|header|description)(?:\s+(?:is|should be|reads|as|=))?\s+"
     r"(?!(?:of|for|to|the email|the mail|line|and|or|is|it|this|that|about)(?![A-Za-z]))",
     re.I,
 )
@@ -81,6 +81,44 @@ def _title_before_calendar_ask(text: str) -> list[tuple[int, int]]:
         title = text[a : m.start()]
         if 2 <= len(title) <= 20 and re.search("[\u4e00-\u9fff]", title) and not _TITLE_BAD.search(title):
             out.append((a, m.start()))
+    return out
+
+
+_ZH_PUT_INTO = re.compile(
+    r"把\s*(?P<t>[^，,。；;把]{2,30}?)\s*(?:加到|加进|加入|放到|放进|记到|记在|记进|写进|添加到|安排进)(?:我的)?\s*(?:日程|日历|行程)"
+)
+_EN_ADD_IT = re.compile(
+    r"(?:add|put|pop|stick|save|throw)\s+(?:it|this|that)\s+(?:to|on|in|into|onto)\s+(?:my\s+)?(?:calendar|schedule)",
+    re.I,
+)
+_EN_WHEN = re.compile(r"\s+(?:on|at|tomorrow|today|tonight|next|this|from|for)(?![A-Za-z])|\s+[0-9]", re.I)
+
+
+def _title_put_into_calendar(text: str) -> list[tuple[int, int]]:
+    """``把明天上午10点的周会加到日程里`` → ``周会`` (what follows the time and 的); ``Team dinner on
+    June 18 at 7pm, add it to my calendar`` → ``Team dinner`` (the clause's words before its time)."""
+    out: list[tuple[int, int]] = []
+    for m in _ZH_PUT_INTO.finditer(text):
+        a, b = m.start("t"), m.end("t")
+        pre = _TIME_PREFIX.match(text, a)
+        if pre is not None and pre.end() > a:
+            a = pre.end()
+            if text.startswith("的", a):
+                a += 1
+        if 2 <= b - a <= 20 and not _TITLE_BAD.search(text, a, b):
+            out.append((a, b))
+    m = _EN_ADD_IT.search(text)
+    if m is not None:
+        cut = max(text.rfind(c, 0, m.start()) for c in ",.;!?")  # the comma before the ask
+        start = max(text.rfind(c, 0, cut) for c in ",.;!?") + 1 if cut > 0 else 0  # its clause
+        w = _EN_WHEN.search(text, start)
+        if w is not None and w.start() < m.start():
+            a, b = start, w.start()
+            while a < b and text[a] == " ":
+                a += 1
+            words = text[a:b].split()
+            if 1 <= len(words) <= 5 and words[0][:1].isupper():
+                out.append((a, b))
     return out
 
 
@@ -132,7 +170,7 @@ def find_free_texts(
                 add(_cut(text, m.end(), _ZH_NEXT_CUE, ok))
     for m in _EN_CUES.finditer(text):
         add(_cut(text, m.end(), _EN_NEXT_CUE, ok))
-    for span in _title_before_calendar_ask(text):
+    for span in _title_before_calendar_ask(text) + _title_put_into_calendar(text):
         add(span)
     if colon_rule and not out:
         colons = [c for c in _COLON.finditer(text) if _EMAIL_ASK_END.search(text, 0, c.start())]
