@@ -23,7 +23,8 @@ from tao.domains.reference.registry import reference_registry
 
 REG = reference_registry()
 NEW = ("list_invoices", "list_expenses", "get_order_invoice", "list_user_calendar_events")
-BRIEF_TOOLS = Path("/work/brief/tools.json")
+# the tool list the independent set's writers were given (committed beside the set)
+BRIEF_TOOLS = Path(__file__).resolve().parents[3] / "tao/domains/reference/eval_sets/tools.json"
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,6 @@ def test_registry_has_22_tools_with_handlers() -> None:
         assert REG[name].permission.value == "read"
 
 
-@pytest.mark.skipif(not BRIEF_TOOLS.is_file(), reason="the brief's tool list is not on this machine")
 def test_new_tools_match_the_brief_contracts() -> None:
     brief = {t["name"]: t for t in json.loads(BRIEF_TOOLS.read_text())}
     for name in NEW:
