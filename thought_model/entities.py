@@ -44,6 +44,7 @@ from thought_model.entities_lexicon import (
 from thought_model.perception.freetext import find_free_texts
 from thought_model.perception.gazetteer import find_cities
 from thought_model.perception.normalize import normalize_request
+from thought_model.perception.textend import cued_text_end
 from thought_model.perception.timespans import (
     TimeRange,
     evening_before,
@@ -190,19 +191,15 @@ _QUOTED = re.compile(
 _CUE = re.compile(
     r"(?:原因是|原因[:：]|理由是|理由[:：]|因为|抬头是|抬头为|抬头[:：]|标题是|标题为|标题[:：]|主题是|主题为|主题[:：]"
     r"|内容是|内容为|内容[:：]|正文是|正文[:：]|说明是|说明[:：]|备注[:：]|用途是|事由是|事由[:：]"
-    r"|(?<![A-Za-z])(?:reason:?|because|titled|title:|subject:|saying|that says|body:|header:|description:"
+    r"|(?<![A-Za-z])(?:reason(?:\s+(?:is|was|being))?:?|because|titled|title:|subject:|saying|that says|body:|header:|description:"
     r"|for the purpose of)(?![A-Za-z]))\s*",
     re.I,
 )
-_TEXT_STOP = re.compile(r"[，。,.;；!！?？\n<>\"“”（）()]")
-"""Where cued free text ends: punctuation."""
-_TEXT_STOP_WORD = re.compile(
-    _TEXT_STOP.pattern + r"|\s(?:and then|then|and also|also|after that)\s|然后|接着|另外|顺便"
-)
-"""Where free text after a word cue ends: punctuation, or a connector that starts the next ask
-("open a ticket about X and then check it", "问题是X然后查一下"). After a colon cue ("内容：",
-"body:") the writer has marked the field itself, so a connector inside it is text
-("内容：请先查物流然后再取消订单" is one body)."""
+_CONNECTOR = re.compile(r"\s(?:and then|then|and also|also|after that)\s|然后|接着|另外|顺便")
+"""Where free text after a word cue ends, besides :func:`~thought_model.perception.textend.cued_text_end`:
+a connector that starts the next ask ("open a ticket about X and then check it", "问题是X然后查一下").
+After a colon cue ("内容：", "body:") the writer has marked the field itself, so a connector inside
+it is text ("内容：请先查物流然后再取消订单" is one body)."""
 _ZH_NAME_CUE = re.compile(
     rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|找到|找一下|找下|找找|搜一下|搜下|查找|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|拉上|把)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
     r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说"
@@ -829,13 +826,13 @@ def perceive(
     for j, m in enumerate(cues):
         a = m.end()
         colon = m.group().rstrip().endswith((":", "："))
-        stop = (_TEXT_STOP if colon else _TEXT_STOP_WORD).search(text, a)
+        stop = None if colon else _CONNECTOR.search(text, a)
         stops = (
-            [a + 60, stop.start() if stop else len(text)]
+            [stop.start() if stop else len(text)]
             + [e.start for e in spans.items if e.start >= a]
             + [c.start() for c in cues[j + 1 :]]
         )
-        t = text[a : min(stops)].rstrip(" ，,、")
+        t = text[a : cued_text_end(text, a, min(stops))]
         if t and spans.free(a, a + len(t)):
             spans.add("TEXT", a, a + len(t), text, t)
     has_text = any(e.type == "TEXT" for e in spans.items)
@@ -859,6 +856,8 @@ def perceive(
                 continue
             n = n[:-1]
         if len(n) == 3 and n.endswith("的"):  # "查一下陈伟的发票": 的 ends the name
+            n = n[:-1]
+        if len(n) == 3 and n.endswith("名") and text.startswith("下", m.start("n") + 3):  # 刘芳名下的设备
             n = n[:-1]
         if n not in rules.name_block_zh and not n.startswith(("谢谢", "谢啦", "谢了")):  # 谢: a surname
             spans.add("NAME", m.start("n"), m.start("n") + len(n), text, n)

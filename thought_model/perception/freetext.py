@@ -14,7 +14,8 @@ the looser forms users write:
 
 Quoted text (``"…"``, ``“…”``, ``「…」``, ``『…』``, ``‘…’``) is already taken by perception's quote rule.
 Each function returns ``(start, end, value)`` spans; a value ends at clause punctuation, at the
-next cue, or after :data:`MAX_CHARS` characters.
+next cue, or after :data:`~thought_model.perception.textend.MAX_CHARS` characters; a comma ends it only
+before a clear next clause (:func:`~thought_model.perception.textend.cued_text_end`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-MAX_CHARS = 60
+from thought_model.perception.textend import MAX_CHARS as MAX_TEXT_CHARS
+from thought_model.perception.textend import cued_text_end
+
 _STOP = re.compile(r"[，。,.;；!！?？\n<>\"“”（）()]")
 _ZH_NEXT_CUE = re.compile(r"(?:正文|内容|标题|主题|抄送|发给|附件)")
 _EN_NEXT_CUE = re.compile(
@@ -32,7 +35,7 @@ _EN_NEXT_CUE = re.compile(
 _ZH_CUES = re.compile(
     r"(?:邮件正文|邮件内容|正文|内容|备注)(?:就|里|中)?(?:写上|写着|写|填上|填|用)(?:[:：]\s*)?"
     r"|(?:标题|主题|题目)(?:就|要)?(?:叫做|叫|写|用|定为|设为)(?:[:：]\s*)?"
-    r"|(?:发票)?抬头(?:就|要|请)?(?:写上(?![海饶虞])|写成|写|开成|开给|开|填上|填|用)(?:[:：]\s*)?"
+    r"|(?:发票)?抬头(?:就|要|请)?(?:写上(?![海饶虞])|写成(?!都)|写|开成(?!都)|开给|开|填上|填|用)(?:[:：]\s*)?"
     # a bare field word before its value: "主题 明天请假 内容 …", "，标题周会，"
     r"|(?:(?<=^)|(?<=[\s，,。；;]))(?:邮件)?(?:标题|主题|题目|内容|正文)(?:\s+|(?=[^\s是为叫写用就要:：，,。的里中和呢吗啥我还待稍先没]))"
 )
@@ -128,8 +131,7 @@ _COLON = re.compile(r"(?<![0-9])[:：](?![0-9])|\s[-–—]\s|——")
 def _cut(
     text: str, a: int, extra_stop: re.Pattern[str] | None, taken: Callable[[int, int], bool]
 ) -> tuple[int, int] | None:
-    stop = _STOP.search(text, a)
-    b = min(stop.start() if stop else len(text), a + MAX_CHARS)
+    b = min(len(text), a + MAX_TEXT_CHARS)
     if extra_stop is not None:
         nxt = extra_stop.search(text, a, b)
         if nxt is not None and nxt.start() > a:
@@ -139,6 +141,7 @@ def _cut(
         if not taken(k, k + 1):
             b = k
             break
+    b = cued_text_end(text, a, b)  # the sentence, not only up to its first comma
     while b > a and text[b - 1] in " ，,、":
         b -= 1
     while a < b and text[a] == " ":

@@ -1,0 +1,77 @@
+"""Where a cued free-text value ends (thought_model/perception/textend.py): past a comma inside the
+value, before a clear next clause, never with a trailing sign-off (issue #14, round 11)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from thought_model.entities import perceive
+from thought_model.perception.textend import cued_text_end, is_sign_off
+
+TODAY = date(2026, 6, 10)
+
+
+def _texts(request: str) -> list[str]:
+    p = perceive(request, today=TODAY)
+    return [str(v) for k, v in p.slots.items() if k.startswith("<TEXT")]
+
+
+@pytest.mark.parametrize(
+    "request_, text",
+    [
+        (
+            "给 a@b.cn 发邮件，主题：资料，正文：王芳你好，材料已经发你了，请查收。",
+            "王芳你好，材料已经发你了，请查收",
+        ),
+        (
+            "email a@b.com, subject: Notes, body: Hi Tom, thanks for the notes, see you Monday",
+            "Hi Tom, thanks for the notes, see you Monday",
+        ),
+        ("取消订单 912345678012345678，原因：尺码不对，想换个颜色", "尺码不对，想换个颜色"),
+        (
+            "cancel order 412345678012345673, reason: wrong size, I want a bigger one",
+            "wrong size, I want a bigger one",
+        ),
+    ],
+)
+def test_a_cued_value_runs_past_its_commas(request_: str, text: str) -> None:
+    assert text in _texts(request_)
+
+
+@pytest.mark.parametrize(
+    "request_, text",
+    [
+        ("给 a@b.cn 发邮件，主题：周报，正文：本周进度正常，辛苦啦😊", "本周进度正常"),
+        (
+            "send an email to a@b.org, subject: Report, body: The report is ready, thanks!!",
+            "The report is ready",
+        ),
+        ("给 a@b.cn 发封邮件，主题是周会，正文写“周会改到三点”，谢谢", "周会"),
+        ("取消订单 912345678012345678，原因是买错了，另外查下订单 812345678012345678 的物流", "买错了"),
+        ("建个日程，标题：周会，明天下午3点，一小时", "周会"),
+    ],
+)
+def test_a_cued_value_stops_before_a_sign_off_or_the_next_clause(request_: str, text: str) -> None:
+    assert text in _texts(request_)
+    assert all("，" not in t and "," not in t for t in _texts(request_))
+
+
+def test_an_invoice_header_keeps_a_city_at_its_start() -> None:
+    assert "成都锦江贸易有限公司" in _texts("订单 512345678012345672 开票，抬头写成都锦江贸易有限公司")
+
+
+@pytest.mark.parametrize("piece", ["辛苦啦😊", "thanks!!", " 谢谢 ", "Thank you so much", "cheers"])
+def test_sign_offs(piece: str) -> None:
+    assert is_sign_off(piece)
+
+
+@pytest.mark.parametrize("piece", ["thanks for the notes", "谢谢你的材料已收到", ""])
+def test_not_sign_offs(piece: str) -> None:
+    assert not is_sign_off(piece)
+
+
+def test_end_never_passes_the_limit() -> None:
+    text = "正文：你好，材料已发"
+    assert cued_text_end(text, 3, 5) == 5
