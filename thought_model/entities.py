@@ -135,8 +135,9 @@ _PHONE_RULE = ("PHONE", re.compile(r"(?<![0-9])1[3-9][0-9]{9}(?![0-9])"), False)
 _AMOUNT = re.compile(
     r"(?:[¥￥$]\s?(?P<a1>[0-9]+(?:\.[0-9]+)?))"
     r"|(?:(?P<a2>[0-9]+(?:\.[0-9]+)?)\s?(?:元|块钱|块|rmb|RMB|yuan|CNY|dollars?|usd|USD)(?![A-Za-z]))"
-    r"|(?:(?:退款|退|金额|amount(?: of)?|refund(?: of)?|报销|(?:expense|claim|reimbursement) of|costing|cost|spent)"
-    r"\s?(?:为|是|:|：)?\s?(?P<a3>[0-9]+(?:\.[0-9]+)?)(?![0-9.\-/]))"
+    r"|(?:(?:退款|退|金额|amount(?: of)?|refund(?: of)?|报销|花了|花费|花掉|用了|消费了?|付了"
+    r"|(?:expense|claim|reimbursement)(?: of|:)?|submit|costing|cost|spent)"
+    r"\s?(?:为|是|:|：)?\s?(?P<a3>[0-9]+(?:\.[0-9]+)?)(?![0-9.\-/])(?:\s?(?:元|块钱|块|rmb|yuan|cny|dollars?|usd)(?![A-Za-z])(?![\u4e00-\u9fff]*[0-9]))?)"
     # "a 45.5 meal expense": a bare number before an expense noun (one optional category word)
     r"|(?:\b(?:an?|the)\s(?P<a4>[0-9]+(?:\.[0-9]+)?)(?=\s(?:[a-z]+\s)?(?:expense|claim|reimbursement)))",
     re.I,

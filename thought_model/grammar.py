@@ -26,6 +26,7 @@ from tao.contracts import InsufficientContext, PlanStep, SessionState, ThoughtPl
 from tao.contracts.domain import Lexicon
 from tao.contracts.plan import MAX_STEPS, REF_PATTERN, TIME_SYMBOL_PATTERN
 from thought_model.entities import MAX_SLOTS_PER_TYPE, ME_SLOT, SLOT_TOKEN_RE, Perception, default_lexicon
+from thought_model.expense_words import fix_category
 from thought_model.invitees import PEOPLE_FIELDS as PEOPLE_LIST_FIELDS
 from thought_model.invitees import attach_invitees
 from thought_model.recipients import unknown_recipient
@@ -495,7 +496,7 @@ def parse_output(
             tidied = tidy_arguments(plan, tools)
             if isinstance(tidied, InsufficientContext):
                 return tidied
-            plan = tidied
+            plan = fix_category(tidied, perception.masked)
             unknown = unknown_recipient(plan, perception.masked, session) or _named_tool_unfilled(
                 plan, tools, request_slots(perception, session is not None and session.user_id is not None)
             )

@@ -38,6 +38,8 @@ _ZH_CUES = re.compile(
     r"|(?:发票)?抬头(?:就|要|请)?(?:写上(?![海饶虞])|写成(?!都)|写|开成(?!都)|开给|开|填上|填|用)(?:[:：]\s*)?"
     # a bare field word before its value: "主题 明天请假 内容 …", "，标题周会，"
     r"|(?:(?<=^)|(?<=[\s，,。；;]))(?:邮件)?(?:标题|主题|题目|内容|正文)(?:\s+|(?=[^\s是为叫写用就要:：，,。的里中和呢吗啥我还待稍先没]))"
+    # an expense's bare 说明 / 备注 / 事由: "说明团建", "说明 去机场" (not 说明一下 / 说明书)
+    r"|(?:(?<=^)|(?<=[\s，,。；;]))(?:说明|备注|事由|用途)(?:\s+|(?=[^\s是为:：，,。的一下书]))"
 )
 _ZH_SAY = re.compile(
     r"(?:邮件|邮箱|信)[，,]?\s?(?:跟他们|跟他|跟她|告诉他们|告诉他|告诉她|通知他们|通知他|通知她)?说"
@@ -48,6 +50,10 @@ _EMAIL_ASK_END = re.compile(
     r"(?:邮件|e-?mail|mail|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})\s*$",
     re.I,
 )
+_EN_DESC = re.compile(
+    r"(?<![A-Za-z])(?:description|desc|memo|note)(?:\s*[:=]|\s+(?:is|as))?\s+(?!of(?![A-Za-z]))", re.I
+)
+"""An expense's description without a colon: ``desc toner``, ``description to the client office``."""
 _EN_CUES = re.compile(
     r"(?<![A-Za-z])(?:subject(?:\s+line)?|title|topic|body|header|description)(?:\s+(?:is|should be|reads|as|=))?\s+"
     r"(?!(?:of|for|to|the email|the mail|line|and|or|is|it|this|that|about)(?![A-Za-z]))",
@@ -172,6 +178,8 @@ def find_free_texts(
             if nxt and ("\u4e00" <= nxt <= "\u9fff" or nxt.isalnum()):
                 add(_cut(text, m.end(), _ZH_NEXT_CUE, ok))
     for m in _EN_CUES.finditer(text):
+        add(_cut(text, m.end(), _EN_NEXT_CUE, ok))
+    for m in _EN_DESC.finditer(text):
         add(_cut(text, m.end(), _EN_NEXT_CUE, ok))
     for span in _title_before_calendar_ask(text) + _title_put_into_calendar(text):
         add(span)

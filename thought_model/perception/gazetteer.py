@@ -79,9 +79,44 @@ ZH_BLOCK = frozenset(
 )
 """Chinese city names that are (also) common words: never cities (the curated list still wins)."""
 
+ZH_ALIASES = {
+    "雪梨": "悉尼",
+    "三藩": "旧金山",
+    "三藩市": "旧金山",
+    "纽约市": "纽约",
+    "星加坡": "新加坡",
+    "星洲": "新加坡",
+    "汉城": "首尔",
+    "杜拜": "迪拜",
+    "巴塞隆纳": "巴塞罗那",
+    "佛罗伦斯": "佛罗伦萨",
+    "休士顿": "休斯敦",
+    "蒙特娄": "蒙特利尔",
+    "柏斯": "珀斯",
+    "布里斯本": "布里斯班",
+    "拿坡里": "那不勒斯",
+    "奈洛比": "内罗毕",
+    "阿布达比": "阿布扎比",
+    "卡加利": "卡尔加里",
+    "利雅德": "利雅得",
+    "约翰尼斯堡": "约翰内斯堡",
+    "伊斯坦堡": "伊斯坦布尔",
+    "威灵顿": "惠灵顿",
+    "墨尔砵": "墨尔本",
+    "大板": "大阪",
+}
+"""Hong Kong / Taiwan names and homophone typos of world cities (simplified) -> the mainland name;
+taken only with a city cue (``雪梨`` is also a pear). Typos of names of three or more characters
+are the typo rule's (:meth:`Gazetteer.find`): one character off a city of 200k+ before a weather word."""
+
 ZH_CUE_BEFORE = ("飞往", "前往", "飞到", "抵达", "去", "到", "飞", "在", "回", "从", "赴")
 _ZH_WEATHER_AFTER = re.compile(
     r"[^，。,.!?！？；;\s]{0,6}?(?:天气|气温|温度|下雨|下雪|有雨|有雪|降温|刮风|冷不冷|热不热|多少度|几度|空气质量)"
+)
+_ZH_WEATHER_WORD = re.compile(r"天气|气温|温度|下雨|下雪|冷不冷|热不热|冷吗|热吗|多少度|几度")
+_ZH_TYPO_AFTER = re.compile(
+    r"(?:的)?(?:今天|明天|后天|大后天|今晚|明晚|这周末|周末|下周[一二三四五六日天]|周[一二三四五六日天]|现在|最近)?"
+    r"(?:的)?(?:天气|气温|温度|会下雨|下雨|下雪|冷不冷|热不热|冷吗|热吗|多少度|几度)"
 )
 _EN_WEATHER = re.compile(
     r"(?<![a-z])(?:weather|forecast|temperature|temp|rain(?:ing|y)?|snow(?:ing|y)?|sunny|umbrella|windy"
@@ -170,6 +205,7 @@ class Gazetteer:
             w = k.split(" ")
             self.en_first[w[0]] = max(self.en_first.get(w[0], 0), len(w))
         self._merged: dict[int, tuple[_Curated, dict[str, int]]] = {}
+        self._typo_index: dict[str, list[City]] | None = None
         by_letter: dict[str, list[tuple[int, str]]] = {}
         for k, c in en.items():
             if (
@@ -200,6 +236,8 @@ class Gazetteer:
         cur = _curated_view(curated)
         ok = free or (lambda a, b: True)
         out = self._find_zh(text, cur, ok)
+        if _ZH_WEATHER_WORD.search(text):
+            out = sorted(out + self._find_zh_typos(text, out, ok), key=lambda m: m.start)
         taken = [(m.start, m.end) for m in out]
         out += self._find_en(text, cur, lambda a, b: ok(a, b) and all(b <= s or a >= e for s, e in taken))
         return sorted(out, key=lambda m: m.start)
@@ -219,7 +257,7 @@ class Gazetteer:
                         how = "free"
                     else:
                         c = self.zh.get(key)
-                        if c is None or key in ZH_BLOCK:
+                        if c is None or (key in ZH_BLOCK and key not in ZH_ALIASES):
                             continue
                         if c.free:
                             how, v = "free", c.value
@@ -232,6 +270,48 @@ class Gazetteer:
                         break
                 if hit:
                     out.append(hit)
+                    i = hit.end
+                else:
+                    i += 1
+        return out
+
+    def _zh_typo_index(self) -> dict[str, list[City]]:
+        if self._typo_index is None:
+            idx: dict[str, list[City]] = {}
+            for k, c in self.zh.items():
+                if 3 <= len(k) <= 5 and c.value == k and c.population >= ALT_POPULATION and k not in ZH_BLOCK:
+                    for j in range(len(k)):
+                        idx.setdefault(k[:j] + "?" + k[j + 1 :], []).append(c)
+            self._typo_index = idx
+        return self._typo_index
+
+    def _find_zh_typos(
+        self, text: str, found: list[CityMatch], ok: Callable[[int, int], bool]
+    ) -> list[CityMatch]:
+        """``墨尔奔明天天气`` -> 墨尔本: a span of 3-5 characters that is no city, one character off
+        a city of 200k+ people, right before a (day and a) weather word."""
+        idx = self._zh_typo_index()
+        out: list[CityMatch] = []
+        taken = [(m.start, m.end) for m in found]
+        for run in _CJK_RUN.finditer(text):
+            i = run.start()
+            while i < run.end() - 2:
+                hit = None
+                for ln in range(min(5, run.end() - i), 2, -1):
+                    a, b = i, i + ln
+                    key = text[a:b]
+                    if key in self.zh or not _ZH_TYPO_AFTER.match(text, b):
+                        continue
+                    if any(not (b <= s or a >= e) for s, e in taken) or not ok(a, b):
+                        continue
+                    cands = {c.value: c for j in range(ln) for c in idx.get(key[:j] + "?" + key[j + 1 :], ())}
+                    if cands:
+                        best = max(cands.values(), key=lambda c: c.population)
+                        hit = CityMatch(a, b, best.value, "fuzzy")
+                        break
+                if hit is not None:
+                    out.append(hit)
+                    taken.append((hit.start, hit.end))
                     i = hit.end
                 else:
                     i += 1
@@ -461,6 +541,9 @@ def build_gazetteer(path: str | None = None, free_population: int = FREE_POPULAT
         if zs.endswith("市") and len(zs) > 2:
             zs = zs[:-1]
         put(zh, zs, City(zs, c.population, c.country, c.free))
+    for k, v in ZH_ALIASES.items():
+        base = zh.get(v)
+        zh[k] = City(v, base.population if base else ALT_POPULATION, base.country if base else "", False)
     for k, v in EN_ALIASES.items():
         base = en.get(v.lower())
         en[k] = City(v, base.population if base else free_population, base.country if base else "", True)

@@ -5,7 +5,9 @@
    and full-width brackets stay as written, so cue words and clause boundaries are unchanged.
 2. **Traditional → simplified Chinese** with OpenCC ``t2s`` (``幫我看看訂單現在的狀態`` →
    ``帮我看看订单现在的状态``). Pure-ASCII requests skip it.
-3. **Half-of-day typos** (Chinese): ``下吾/下五/下捂/下无`` → ``下午``, ``上五/上吾/上捂`` → ``上午``,
+3. **Half-of-day typos** (Chinese) and key-word homophones (``下州四`` → ``下周四``, ``下周1`` →
+   ``下周一``, ``时常`` before a duration → ``时长``, ``名子`` → ``名字``, ``邮相 / 由箱`` → ``邮箱``).
+   **Half-of-day typos**: ``下吾/下五/下捂/下无`` → ``下午``, ``上五/上吾/上捂`` → ``上午``,
    ``晚尚`` → ``晚上``, ``早尚`` → ``早上``, only right before a clock time (``下吾2点``, ``上五10点``):
    a homophone typed for the half-of-day word made the time a morning one (``下吾2点`` = 02:00) or
    split the day from its time (``下周三上五10点`` = today 10:00).
@@ -59,6 +61,10 @@ KEYWORDS = (
     "profile",
     "address",
     "status",
+    "expenses",
+    "invoices",
+    "submit",
+    "reimbursement",
 )
 # real words (and inflections of key words) that are close to a key word: never "corrected"
 _REAL_WORDS = frozenset(
@@ -66,6 +72,7 @@ _REAL_WORDS = frozenset(
     sorrow borrow tomorrows together yesterdays meetings meeting's metering melting calendars
     scheduled schedules invoices invoiced expenses expensed reimbursed refunds refunded cancer
     canceled cancelled cancels camel profiles profiled addresses addressed statue states stats
+    submits summit submitted expensed invoiced
     status's stratus forecasts forecaster packages packaged packing deliver delivers delivered
     shipping shippings shopping tracking trucking weekends weekender weekday weekly expense's
     refine refuse rebind rebound expanse expand expose express invoke invite involve schedule's
@@ -159,8 +166,36 @@ def fix_half_day_typos(text: str) -> str:
     return text
 
 
+_ZH_DIGIT_WEEKDAY = dict(zip("1234567", "一二三四五六日", strict=True))
+_ZH_WORD_TYPOS = (
+    # 下州四 -> 下周四 (州 typed for 周 before a weekday), 下周1 -> 下周一
+    (re.compile(r"(?<=[下这本上])州(?=[一二三四五六日天1-7])"), lambda m: "周"),
+    (re.compile(r"(?<=周|期|拜)([1-7])(?![0-9.:：点号日])"), lambda m: _ZH_DIGIT_WEEKDAY[m.group(1)]),
+    # 时常2小时 -> 时长2小时 (时常 "often" before a duration)
+    (
+        re.compile(
+            r"时常(?=\s?(?:为|是|[:：])?\s?[0-9一二两三四五六七八九十半.]+\s?个?半?\s?(?:小时|分钟|钟头|hours?|h|mins?|minutes?))"
+        ),
+        lambda m: "时长",
+    ),
+    # profile field words: 名子 -> 名字, 邮相 / 由箱 / 邮厢 -> 邮箱
+    (re.compile(r"名子"), lambda m: "名字"),
+    (re.compile(r"邮相|由箱|邮厢|邮想"), lambda m: "邮箱"),
+)
+
+
+def fix_zh_word_typos(text: str) -> str:
+    """``下州四`` → ``下周四``, ``下周1`` → ``下周一``, ``时常2小时`` → ``时长2小时``, ``名子`` → ``名字``,
+    ``邮相 / 由箱`` → ``邮箱`` (homophone typos of key words, step 3b)."""
+    if not _HAS_CJK.search(text):
+        return text
+    for rx, fix in _ZH_WORD_TYPOS:
+        text = rx.sub(fix, text)
+    return text
+
+
 def normalize_request(text: str) -> str:
     """The text perception works on: width-folded, simplified, half-of-day and key-word typos fixed."""
-    text = fix_half_day_typos(to_simplified(fold_width(text)))
+    text = fix_zh_word_typos(fix_half_day_typos(to_simplified(fold_width(text))))
     text = _SHORT_TYPOS.sub(lambda m: "Tomorrow" if m.group(0)[0].isupper() else "tomorrow", text)
     return correct_keywords(text)
