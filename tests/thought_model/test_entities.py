@@ -145,3 +145,11 @@ def test_a_name_after_zhao_dao_or_zhao_yi_xia() -> None:
 def test_a_two_character_name_before_de_loses_it() -> None:
     """'查一下陈伟的发票': the name is 陈伟, not 陈伟的 (the greedy 1-2 characters took 的)."""
     assert perceive("幫我查一下陳偉的發票", today=date(2026, 5, 11)).slots.get("<NAME1>") == "陈伟"
+
+
+def test_reason_is_x_binds_x_and_name_before_ming_xia() -> None:
+    """'the reason is a cracked hinge' binds 'a cracked hinge'; 刘芳名下的设备 names 刘芳, not 刘芳名 (issue #15)."""
+    p = perceive("request a replacement, the reason is a cracked hinge", today=TODAY)
+    assert p.slots == {"<TEXT1>": "a cracked hinge"}
+    assert perceive("查一下刘芳名下的设备", today=TODAY).slots == {"<NAME1>": "刘芳"}
+    assert perceive("查一下王名扬的设备", today=TODAY).slots == {"<NAME1>": "王名扬"}
