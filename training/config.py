@@ -60,7 +60,8 @@ class TrainConfig:
     weight_decay: float = 0.01
     warmup_steps: int = 200
     max_steps: int = 3000
-    time_budget_min: float | None = None  # if set: after 30 steps, cap max_steps to fit this many minutes
+    time_budget_min: float | None = None  # if set: after 30 steps, cap max_steps to fit (minutes of training)
+    min_steps: int = 0  # a time budget never caps max_steps below this many steps
     grad_clip: float = 1.0
     weights: FieldWeights = field(default_factory=FieldWeights)
     # bookkeeping
@@ -113,7 +114,11 @@ PRESETS: dict[Preset, dict[str, Any]] = {
         lr=2e-3,
         warmup_steps=100,
         max_steps=2500,
-        time_budget_min=14.0,
+        # minutes of training (from the first step; data generation, tokenizer and final evaluation
+        # take 1-3 more on an idle machine), never fewer than min_steps: on a loaded machine the run
+        # takes longer instead of exporting an under-trained model (one lost run stopped at step 32)
+        time_budget_min=12.0,
+        min_steps=1200,
         eval_every=500,
         save_every=1000,
         eval_rows=128,
@@ -194,8 +199,10 @@ _HELP = {
     "weight_decay": "AdamW weight decay",
     "warmup_steps": "linear warm-up steps",
     "max_steps": "optimisation steps (capped by --time-budget-min)",
-    "time_budget_min": "minutes for the whole run up to the end of training: after 30 steps the step "
-    "count is capped to fit",
+    "time_budget_min": "minutes of training, counted from the first step (not data generation): after "
+    "30 steps, and every 100, the step count is capped to fit",
+    "min_steps": "a time budget never cuts training below this many steps (a loaded machine then "
+    "takes longer)",
     "grad_clip": "gradient norm clip",
     "eval_every": "steps between teacher-forced evaluations",
     "eval_rows": "rows of the teacher-forced evaluation",

@@ -89,12 +89,18 @@ load spike once cut a run to 65 steps). The cosine schedule reads ``cfg.max_step
 so it stretches or shrinks with the estimate."""
 
 
-def budget_steps(cfg: TrainConfig, step: int, per_step_s: float, t_start: float, cap: int) -> int:
-    """The step count that ends the run within ``cfg.time_budget_min`` (counted from the start,
-    data loading included) at ``per_step_s`` seconds a step; never above ``cap``, never below the
-    next step."""
-    left = (cfg.time_budget_min or 0.0) * 60 - (time.time() - t_start)
-    return max(step + 1, min(cap, step + int(left / max(per_step_s, 1e-6))))
+def budget_steps(
+    cfg: TrainConfig, step: int, per_step_s: float, t_train: float, cap: int, now: float | None = None
+) -> int:
+    """The step count that ends training within ``cfg.time_budget_min`` at ``per_step_s`` seconds a
+    step. The budget counts **training time** from ``t_train`` (the first optimisation step), not
+    the process start: data generation and tokenizer training slow down on a loaded machine too,
+    and once ate a whole quick budget before step 32. Never above ``cap``, never below
+    ``cfg.min_steps`` (a loaded machine takes longer rather than exporting an under-trained model)
+    nor the next step."""
+    left = (cfg.time_budget_min or 0.0) * 60 - ((time.time() if now is None else now) - t_train)
+    fit = step + int(left / max(per_step_s, 1e-6))
+    return max(step + 1, min(cap, max(cfg.min_steps, fit)))
 
 
 def _ensure_data(cfg: TrainConfig, out: Path, d: Dist, domain: Domain) -> Path:
@@ -258,7 +264,7 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
     )
     model.train()
     t_last, tok_count, ema = time.time(), 0, None
-    t_first = t_mark = time.time()
+    t_first = t_mark = t_train = time.time()
     step_mark, max_steps0 = step, cfg.max_steps
     with bar:
         task = bar.add_task("train", total=cfg.max_steps, completed=step, loss=0.0, tps=0.0)
@@ -287,12 +293,12 @@ def train(cfg: TrainConfig, command: str | None = None) -> Path:
                 if cfg.time_budget_min and not cfg.resume:
                     if step == 31:
                         t_mark, step_mark = time.time(), step
-                        cfg.max_steps = budget_steps(cfg, step, (t_mark - t_first) / 30, t_start, max_steps0)
+                        cfg.max_steps = budget_steps(cfg, step, (t_mark - t_first) / 30, t_train, max_steps0)
                         bar.update(task, total=cfg.max_steps)
                     elif step > 31 and step % BUDGET_EVERY == 0:
                         per_step = (time.time() - t_mark) / max(1, step - step_mark)
                         t_mark, step_mark = time.time(), step
-                        cfg.max_steps = budget_steps(cfg, step, per_step, t_start, max_steps0)
+                        cfg.max_steps = budget_steps(cfg, step, per_step, t_train, max_steps0)
                         bar.update(task, total=cfg.max_steps)
                 tok_count += int(batch["attention_mask"].sum().item())
                 ema = loss.item() if ema is None else 0.95 * ema + 0.05 * loss.item()
