@@ -60,6 +60,7 @@ from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, 
 from thought_model.entities import SLOT_TOKEN_RE, Perception, perceive
 from thought_model.evidence import prune_unasked
 from thought_model.fanout import fan_out
+from thought_model.periods import fix_periods
 from thought_model.plan_clean import clean_plan
 from thought_model.plan_concat import (
     MULTI_INTENT,
@@ -315,6 +316,8 @@ class ComposingEngine(PlanEngine):
             plan = prune_unasked(plan, job.req.text, job.perception.slots)
         if self.cfg.fan_out:
             plan = fan_out(plan, job.perception)
+        if self.cfg.periods:
+            plan = fix_periods(plan, job.perception)
         if plan is res.output:
             return res
         return replace(res, output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))

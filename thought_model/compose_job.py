@@ -25,6 +25,9 @@ class ComposerConfig:
     prune: bool = True  # final plan: drop steps the request gives no word for (thought_model.evidence)
     profile_updates: bool = True  # final plan: one update_user_profile per field the request sets
     status_words: bool = True  # final plan: list steps' status from the request's words
+    periods: bool = (
+        True  # final plan: a date range is one period, a greeting day none (thought_model.periods)
+    )
     referents: bool = True  # final plan: "his / 她的" is the named person's id, not the speaker's
     trailing_asks: bool = True  # a clause failed: still add the last clauses' asks the whole plan lacks
     prefer_clause_args: bool = True  # same tools, order and links as the whole plan: the clauses' arguments

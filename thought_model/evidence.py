@@ -27,6 +27,7 @@ from typing import Any
 from tao.contracts import ThoughtPlan
 from thought_model.perception.normalize import to_simplified
 from thought_model.plan_edit import Draft, build, drafts, points_to, ref_of
+from thought_model.status_words import without_status_words
 
 _INVOICE = r"invo|invi|\bbill\b|receipt|票|发漂|发飘"
 CUES: dict[str, re.Pattern[str]] = {
@@ -124,6 +125,16 @@ def _own_literal(steps: list[Draft], d: Draft, values: list[Any]) -> bool:
     return any(uses(d, x) and not any(uses(o, x) for o in steps if o is not d) for x in values)
 
 
+def _own_words(steps: list[Draft], d: Draft, text: str) -> str:
+    """The request's words that may evidence ``d``: a tracking step beside a ``list_orders`` whose
+    status filter the request names does not count the filter's words ("我运输途中的订单")."""
+    if d.tool == "get_logistics" and any(
+        o.tool == "list_orders" and o.arguments.get("status") for o in steps
+    ):
+        return without_status_words("list_orders", text)
+    return text
+
+
 def prune_unasked(plan: ThoughtPlan, text: str, slots: dict[str, Any]) -> ThoughtPlan:
     """``plan`` without the steps the request never asks for (see the module doc); ``plan``
     itself when nothing is dropped."""
@@ -137,7 +148,7 @@ def prune_unasked(plan: ThoughtPlan, text: str, slots: dict[str, Any]) -> Though
         for d in reversed(steps):
             if _own_literal(steps, d, values):
                 continue
-            if evidenced(d.tool, text):
+            if evidenced(d.tool, _own_words(steps, d, text)):
                 kind = LIST_KIND.get(d.tool)
                 if not (
                     kind in ids_given

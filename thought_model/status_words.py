@@ -24,29 +24,42 @@ STATUS_WORDS: dict[str, list[tuple[str, str]]] = {
     "list_orders": [
         (
             "pending",
-            r"\bpending\b|unpaid|not (?:yet )?paid|awaiting payment|待支付|待付款|未付款|没付款|未支付|没支付",
+            r"\bpending\b|unpaid|not (?:yet )?paid|awaiting payment|待支付|待付款|未付款|没付款|未支付|没支付|没付钱|未付钱|还没付(?!完)|待付",
         ),
         ("refunded", r"\brefunded\b|已退款|退款了的|退过款|退了款"),
-        ("cancelled", r"\bcancell?ed\b|已取消|取消了的|取消掉的|被取消"),
-        ("in_transit", r"in transit|on (?:the|its|their) way|在途|运输中|在路上|配送中"),
+        ("cancelled", r"\bcancell?ed\b|已取消|取消了的|取消掉的|被取消|取消了(?:哪些|几)|取消过"),
+        (
+            "in_transit",
+            r"in transit|on (?:the|its|their) way|在途|运输中|运输途中|运送途中|运送中|途中|在路上|配送中",
+        ),
         ("delivered", r"\bdelivered\b(?!\s+yet)|已送达|签收(?!了?[吗没])|送到了的|已收货"),
         ("shipped", r"\bshipped\b(?!\s+yet)|已发货(?![吗没])|发货了的|已发出|发出去的"),
         ("paid", r"\bpaid\b(?!\s+yet)|已付款|已支付|付过款|付了款|已付"),
     ],
     "list_invoices": [
-        ("pending", r"\bpending\b|not (?:yet )?issued|待开|未开|还没开|待处理"),
+        (
+            "pending",
+            r"\bpending\b|not (?:yet )?issued|待开|未开|还没开|待处理|处理中|开票中|in progress|being processed",
+        ),
         ("void", r"\bvoid(?:ed)?\b|作废|已作废|cancell?ed"),
-        ("issued", r"\bissued\b|已开|开好|开好了|已开具|开出的|开出来的"),
+        ("issued", r"\bissued\b|已开|开好|开好了|已开具|开出的|开出来的|开具成功|开成功|已经开"),
     ],
     "list_expenses": [
-        ("rejected", r"\brejected\b|declined|denied|turned down|驳回|被拒|拒绝|没通过|未通过|没批|没有批"),
+        (
+            "rejected",
+            r"\brejected\b|declined|denied|turned down|驳回|被拒|拒绝|没通过|未通过|没批|没有批|打回|退回",
+        ),
         (
             "submitted",
             r"in review|under review|awaiting approval|pending approval|still in approval|not (?:yet )?approved"
-            r"|\bpending\b|审批中|待审批|审核中|在审|还在审|待审核|未审批|还没批",
+            r"|\bpending\b|审批中|待审批|审核中|在审|还在审|待审核|未审批|还没批"
+            r"|\b(?:my|the|all) submitted\b|\bsubmitted (?:expense|claim|reimbursement)",
         ),
-        ("approved", r"\bapproved\b|已批|批了|批下来|已通过|通过了|批准"),
-        ("paid", r"\bpaid\b(?!\s+yet)|reimbursed(?!\s+yet)|已报销|已打款|已到账|已支付|已付|报销了的"),
+        ("approved", r"\bapproved\b|已批|批了|批下来|已通过|通过了|批准|审批通过|审核通过|批过的"),
+        (
+            "paid",
+            r"\bpaid\b(?!\s+yet)|reimbursed(?!\s+yet)|已报销|已打款|已到账|已支付|已付|报销了的|打款(?!了?[吗没])|打过款|到账了的",
+        ),
     ],
 }
 
@@ -67,6 +80,15 @@ def status_of(tool: str, text: str) -> str | bool | None:
     if len(found) > 1:
         return False
     return next(iter(found), None)
+
+
+def without_status_words(tool: str, text: str) -> str:
+    """``text`` (simplified) with the status words of ``tool``'s list filter blanked out: "运输中的订单"
+    names a filter of ``list_orders``, not a tracking ask."""
+    t = to_simplified(text)
+    for _, rx in STATUS_WORDS.get(tool, []):
+        t = re.sub(rx, " ", t, flags=re.I)
+    return t
 
 
 def fix_status(plan: ThoughtPlan, text: str) -> ThoughtPlan:

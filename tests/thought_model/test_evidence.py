@@ -130,3 +130,27 @@ def test_cues_read_traditional_chinese_and_tools_without_cues_are_evidenced() ->
     assert evidenced("get_logistics", "幫我查一下訂單的物流")
     assert not evidenced("get_logistics", "cancel it")
     assert evidenced("find_user", "anything")
+
+
+def test_a_status_filter_word_is_no_tracking_ask():
+    plan = ThoughtPlan.model_validate(
+        {
+            "intent": "multi_task",
+            "steps": [
+                {
+                    "step_id": "t1",
+                    "tool": "list_orders",
+                    "arguments": {"user_id": "U55102938", "status": "in_transit"},
+                },
+                {
+                    "step_id": "t2",
+                    "tool": "get_logistics",
+                    "arguments": {"order_id": "${t1.order_id}"},
+                    "dependencies": ["t1"],
+                },
+            ],
+        }
+    )
+    assert [s.tool for s in prune_unasked(plan, "我运输途中的订单", {}).steps] == ["list_orders"]
+    kept = prune_unasked(plan, "我有个运输中的订单，查下它到哪了", {})
+    assert [s.tool for s in kept.steps] == ["list_orders", "get_logistics"]

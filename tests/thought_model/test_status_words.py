@@ -58,3 +58,23 @@ def test_a_list_that_a_later_step_needs_is_left_alone() -> None:
         },
     )
     assert fix_status(plan, "is my last expense claim paid? and which claims were approved") is plan
+
+
+@pytest.mark.parametrize(
+    ("tool", "text", "want"),
+    [
+        ("list_orders", "没付钱的单子", "pending"),
+        ("list_orders", "我取消了哪些订单", "cancelled"),
+        ("list_orders", "我运送途中的订单", "in_transit"),
+        ("list_invoices", "还在处理中的发票", "pending"),
+        ("list_invoices", "开具成功的发票", "issued"),
+        ("list_expenses", "上个月已经打款的报销", "paid"),
+        ("list_expenses", "被打回来的报销", "rejected"),
+        ("list_expenses", "本月审批通过的报销", "approved"),
+        ("list_expenses", "list my submitted expense claims", "submitted"),
+        ("list_expenses", "expenses I submitted last month", None),
+        ("list_expenses", "报销打款了吗", None),
+    ],
+)
+def test_round11_status_words(tool: str, text: str, want: str | None) -> None:
+    assert status_of(tool, text) == want
