@@ -1,6 +1,7 @@
 """Server CPU per request of a 2-step plan replay on ``POST /v1/run`` (short, closed-loop).
 
     python -m bench.cpu_per_request [--requests 1500] [--concurrency 8] [--serve-arg ...]
+    python -m bench.cpu_per_request --pair 3 [--requests 1500] [--concurrency 8]
 
 Starts the mock tool service and ``tao serve --no-model`` as separate processes (the mock out of
 process, as a deployment has it), warms up, then sends ``--requests`` replays of
@@ -15,12 +16,18 @@ path itself, not of queueing.
 calls the mock delays 2.5 s, ``X-Mock-Fault: slow``), so the measured requests are answered 503
 ``overloaded``; the CPU per request is then that of a shed request (the holder's few runs are
 included, a handful in the window).
+
+``--peer``: the same measurement of the replay peer (:mod:`bench.replay_peer`, FastAPI + aiohttp
+making the same tool calls, nothing else) instead of the runtime. ``--pair N``: N rounds, each
+the runtime then the peer, against one mock; prints every run, the medians and
+``runtime_vs_peer_cpu`` (median runtime CPU per request ÷ median peer CPU per request).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import sys
 import time
 from collections import Counter
@@ -92,30 +99,45 @@ async def _drive(url: str, n: int, concurrency: int, hold: bool = False) -> Coun
     return out
 
 
-def measure(
-    requests: int, concurrency: int, serve_args: list[str], warmup: int = 200, shed: bool = False
+MOCK_ARGS = ["-m", "tao.mock_service", "--port", "{port}", "--today", "2026-11-15", "--slow-s", "2.5"]
+
+
+def _server(mock: Service, serve_args: list[str], peer: bool) -> Service:
+    if peer:
+        return Service(
+            "replay-peer", ["-m", "bench.replay_peer", "--port", "{port}", "--tools-url", mock.base_url]
+        )
+    return Service(
+        "tao-serve",
+        ["-m", "tao", "serve", "--port", "{port}", "--no-model", "--log-level", "warning", *serve_args],
+        env={"TAO_TOOLS_URL": mock.base_url},
+        ready_timeout_s=120.0,
+    )
+
+
+def _measure_with(
+    mock: Service,
+    requests: int,
+    concurrency: int,
+    serve_args: list[str],
+    warmup: int,
+    shed: bool,
+    peer: bool,
 ) -> dict:
-    mock_args = ["-m", "tao.mock_service", "--port", "{port}", "--today", "2026-11-15", "--slow-s", "2.5"]
     if shed:
         serve_args = [*serve_args, "--max-inflight-runs", "1", "--test-fault-headers"]
-    with Service("mock-tools", mock_args) as mock:
-        serve = Service(
-            "tao-serve",
-            ["-m", "tao", "serve", "--port", "{port}", "--no-model", "--log-level", "warning", *serve_args],
-            env={"TAO_TOOLS_URL": mock.base_url},
-            ready_timeout_s=120.0,
-        )
-        with serve:
-            warm = asyncio.run(_drive(serve.base_url, warmup, 1 if shed else concurrency))
-            if warm.get("success", 0) != warmup:
-                raise RuntimeError(f"warm-up runs did not all succeed: {dict(warm)}\n{serve.log_tail()}")
-            s0, m0, t0 = serve.cpu_seconds(), mock.cpu_seconds(), time.perf_counter()
-            outcomes = asyncio.run(_drive(serve.base_url, requests, concurrency, hold=shed))
-            wall = time.perf_counter() - t0
-            s1, m1 = serve.cpu_seconds(), mock.cpu_seconds()
+    serve = _server(mock, serve_args, peer)
+    with serve:
+        warm = asyncio.run(_drive(serve.base_url, warmup, 1 if shed else concurrency))
+        if warm.get("success", 0) != warmup:
+            raise RuntimeError(f"warm-up runs did not all succeed: {dict(warm)}\n{serve.log_tail()}")
+        s0, m0, t0 = serve.cpu_seconds(), mock.cpu_seconds(), time.perf_counter()
+        outcomes = asyncio.run(_drive(serve.base_url, requests, concurrency, hold=shed))
+        wall = time.perf_counter() - t0
+        s1, m1 = serve.cpu_seconds(), mock.cpu_seconds()
     assert s0 is not None and s1 is not None and m0 is not None and m1 is not None
     return {
-        "mode": "shed" if shed else "run",
+        "mode": "shed" if shed else ("peer" if peer else "run"),
         "requests": requests,
         "concurrency": concurrency,
         "outcomes": dict(outcomes),
@@ -126,14 +148,50 @@ def measure(
     }
 
 
+def measure(
+    requests: int,
+    concurrency: int,
+    serve_args: list[str],
+    warmup: int = 200,
+    shed: bool = False,
+    peer: bool = False,
+) -> dict:
+    with Service("mock-tools", MOCK_ARGS) as mock:
+        return _measure_with(mock, requests, concurrency, serve_args, warmup, shed, peer)
+
+
+def pair(rounds: int, requests: int, concurrency: int, serve_args: list[str], warmup: int = 200) -> dict:
+    """``rounds`` × (runtime, then peer) against one mock: every run, medians and their ratio."""
+    runs: list[dict] = []
+    with Service("mock-tools", MOCK_ARGS) as mock:
+        for _ in range(rounds):
+            for peer in (False, True):
+                runs.append(_measure_with(mock, requests, concurrency, serve_args, warmup, False, peer))
+    tao = statistics.median(r["server_cpu_ms_per_request"] for r in runs if r["mode"] == "run")
+    peer_ms = statistics.median(r["server_cpu_ms_per_request"] for r in runs if r["mode"] == "peer")
+    return {
+        "runs": runs,
+        "runtime_cpu_ms_median": round(tao, 3),
+        "peer_cpu_ms_median": round(peer_ms, 3),
+        "runtime_vs_peer_cpu": round(tao / peer_ms, 2) if peer_ms > 0 else None,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.cpu_per_request", description=__doc__)
     ap.add_argument("--requests", type=int, default=1500)
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--serve-arg", action="append", default=[], help="extra `tao serve` argument")
     ap.add_argument("--shed", action="store_true", help="CPU per request refused by admission control")
+    ap.add_argument("--peer", action="store_true", help="measure the replay peer instead of the runtime")
+    ap.add_argument("--pair", type=int, default=0, metavar="N", help="N rounds of runtime then peer")
     a = ap.parse_args(argv)
-    res = measure(a.requests, a.concurrency, a.serve_arg, shed=a.shed)
+    if a.pair:
+        res = pair(a.pair, a.requests, a.concurrency, a.serve_arg)
+        sys.stdout.write(orjson.dumps(res, option=orjson.OPT_INDENT_2).decode() + "\n")
+        ok = all(r["outcomes"].get("success") == a.requests for r in res["runs"])
+        return 0 if ok else 1
+    res = measure(a.requests, a.concurrency, a.serve_arg, shed=a.shed, peer=a.peer)
     sys.stdout.write(orjson.dumps(res, option=orjson.OPT_INDENT_2).decode() + "\n")
     if a.shed:  # nearly every request shed (a few may land while the holder re-sends)
         return 0 if res["outcomes"].get("http_503", 0) >= 0.9 * a.requests else 1

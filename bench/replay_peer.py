@@ -6,8 +6,8 @@ idempotency, no admission control, no metrics.
 It takes the runtime's own request body (``{"plan": {"steps": [...]}, "session": ...}``) and runs
 the steps in order (the load suite's plans are sequential). Per step: omitted arguments whose
 schema default is a time symbol filled, time symbols (``@tomorrow``) resolved with the contracts'
-own resolver, step references (``${t1.order_id}``) looked up in the
-earlier step's output at the tool's ``extract`` pointer (the registry's data, as the runtime
+own resolver against the session's ``now`` / ``timezone`` when sent, step references
+(``${t1.order_id}``) looked up in the earlier step's output at the tool's ``extract`` pointer (the registry's data, as the runtime
 does), one ``POST {tools_url}/tools/{name}`` with ``X-Request-ID``, the reply parsed with orjson.
 The HTTP client is **aiohttp**, the one the runtime's tool layer uses (one pooled session,
 idle connections dropped after 4 s like the runtime's), and the server is uvicorn with the same
@@ -26,6 +26,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import aiohttp
 import orjson
@@ -69,6 +70,16 @@ def _resolve(v: Any, outputs: dict[str, dict[str, Any]], now: datetime) -> Any:
     return v
 
 
+def _now(session: dict[str, Any]) -> datetime:
+    """The session's clock (its ``now`` and ``timezone``), as the runtime's ``session_now``."""
+    tz = ZoneInfo(session.get("timezone") or "Asia/Shanghai")
+    raw = session.get("now")
+    if not raw:
+        return session_now(None).astimezone(tz)
+    now = datetime.fromisoformat(raw)
+    return now.replace(tzinfo=tz) if now.tzinfo is None else now.astimezone(tz)
+
+
 def create_app(tools_url: str) -> FastAPI:
     tools = reference_tools()
     extract = {t.name: dict(t.extract) for t in tools}
@@ -103,7 +114,7 @@ def create_app(tools_url: str) -> FastAPI:
         t0 = time.perf_counter()
         body = orjson.loads(await request.body())
         rid = request.headers.get("x-request-id") or uuid.uuid4().hex
-        now = session_now(None)
+        now = _now(body.get("session") or {})
         http = holder["http"]
         outputs: dict[str, dict[str, Any]] = {}
         steps: list[dict[str, Any]] = []
