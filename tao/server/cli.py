@@ -1,6 +1,6 @@
 """``tao serve``: run the HTTP API under uvicorn with graceful shutdown.
 
-    tao serve [--host 127.0.0.1] [--port 8080] [--checkpoint DIR] [--engine auto|cpu|vllm]
+    tao serve [--host 127.0.0.1] [--port 8080] [--checkpoint DIR] [--engine auto|cpu|vllm|vllm-server]
               [--api-key KEY] [--max-body-bytes N] [--timeout S] [--no-model] [--codec model|generic]
               [--keys-file PATH] [--idempotency-lock-ttl S] [--test-fault-headers]
               [--max-inflight-runs N] [--max-inflight-plans N] [--workers N]
@@ -36,7 +36,17 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--port", type=int, default=None, help="port (default 8080; 0 = any free port)")
     ap.add_argument("--checkpoint", type=Path, default=None, help="plan model checkpoint (TAO_CHECKPOINT)")
     ap.add_argument(
-        "--engine", choices=["auto", "cpu", "vllm"], default=None, help="plan engine (TAO_ENGINE)"
+        "--engine",
+        choices=["auto", "cpu", "vllm", "vllm-server"],
+        default=None,
+        help="plan engine (TAO_ENGINE); vllm-server = a `vllm serve` of the same checkpoint at --engine-url",
+    )
+    ap.add_argument(
+        "--engine-url",
+        default=None,
+        metavar="URL",
+        help="OpenAI API base of the model server for --engine vllm-server, e.g. http://127.0.0.1:8000/v1 "
+        "(TAO_ENGINE_URL)",
     )
     ap.add_argument(
         "--registry",
@@ -133,6 +143,7 @@ def server_config(args: argparse.Namespace) -> ServerConfig:
         port=args.port,
         checkpoint=args.checkpoint,
         engine=args.engine,
+        engine_url=args.engine_url,
         api_key=args.api_key,
         max_body_bytes=args.max_body_bytes,
         request_timeout_s=args.timeout,

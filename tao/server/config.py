@@ -18,7 +18,8 @@ class ServerConfig:
     max_body_bytes: int = 1 << 20
     request_timeout_s: float = 30.0
     checkpoint: Path = DEFAULT_CHECKPOINT
-    engine: str = "auto"  # auto | cpu | vllm (TAO_ENGINE)
+    engine: str = "auto"  # auto | cpu | vllm | vllm-server (TAO_ENGINE)
+    engine_url: str | None = None  # the vllm-server engine's OpenAI API base (TAO_ENGINE_URL)
     load_model: bool = True  # False: plan endpoints answer 503 (useful for gateway-only replicas)
     router_config: Path | None = None  # TOML/YAML of model profiles (TAO_ROUTER_CONFIG)
     redis_url: str | None = None  # TAO_REDIS_URL: shared bucket / session store
@@ -55,6 +56,7 @@ class ServerConfig:
         cfg = cls(
             api_key=env.get("TAO_API_KEY") or None,
             engine=env.get("TAO_ENGINE", "auto"),
+            engine_url=env.get("TAO_ENGINE_URL") or None,
             redis_url=env.get("TAO_REDIS_URL") or None,
             tools_url=env.get("TAO_TOOLS_URL") or None,
             registry=env.get("TAO_REGISTRY") or None,

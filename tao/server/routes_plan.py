@@ -79,6 +79,7 @@ class EngineHolder:
                 codec=codec,
                 registry=self.config.registry,
                 compose=self.config.compose,
+                engine_url=self.config.engine_url,
             )
             self.loaded = True
             if self.config.grammar_warmup:  # ready only once the frequent grammars are compiled

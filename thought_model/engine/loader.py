@@ -1,4 +1,8 @@
-"""Engine selection: ``load_engine(kind="auto"|"cpu"|"vllm", checkpoint=...)``.
+"""Engine selection: ``load_engine(kind="auto"|"cpu"|"vllm"|"vllm-server", checkpoint=...)``.
+
+``vllm-server`` is the remote engine (:mod:`thought_model.engine.remote`): a ``vllm serve`` of
+the same checkpoint at ``engine_url`` (or ``TAO_ENGINE_URL``); the checkpoint is still read here
+for its tokenizer, codec and domain.
 
 ``auto`` picks vLLM when a CUDA GPU is present and vLLM imports, else the CPU engine. The
 environment variable ``TAO_ENGINE`` overrides the ``kind`` argument's default (``auto``); an
@@ -19,7 +23,7 @@ from thought_model.checkpoint import (
 from thought_model.engine.base import PlanEngine
 from thought_model.engine.codec import PlanCodec, default_codec
 
-KINDS = ("auto", "cpu", "vllm")
+KINDS = ("auto", "cpu", "vllm", "vllm-server")
 
 
 class EngineLoadError(RuntimeError):
@@ -36,7 +40,7 @@ def _gpu_present() -> bool:
 
 
 def resolve_kind(kind: str | None = None) -> str:
-    """The concrete engine kind (``cpu`` or ``vllm``) for ``kind`` / ``TAO_ENGINE``."""
+    """The concrete engine kind (``cpu``, ``vllm`` or ``vllm-server``) for ``kind`` / ``TAO_ENGINE``."""
     kind = (kind or "auto").lower()
     if kind == "auto":
         kind = os.environ.get("TAO_ENGINE", "auto").lower() or "auto"
@@ -61,6 +65,7 @@ def load_engine(
     vllm_config=None,
     registry: str | None = None,
     compose: bool | None = None,
+    engine_url: str | None = None,
 ) -> PlanEngine:
     """Build the engine for ``kind`` over ``checkpoint`` (default: the embedded default model),
     planning for the checkpoint's own tool domain (``registry`` = ``MODULE:ATTR`` must agree
@@ -75,7 +80,7 @@ def load_engine(
     domain = checkpoint_domain(ckpt, registry)
     if codec is None:
         codec = default_codec(domain)
-    engine = _build(kind, ckpt, codec, cpu_config, vllm_config)
+    engine = _build(kind, ckpt, codec, cpu_config, vllm_config, engine_url)
     from thought_model.compose import maybe_composing
 
     return maybe_composing(
@@ -87,11 +92,23 @@ def load_engine(
     )
 
 
-def _build(kind: str | None, ckpt: Path, codec: PlanCodec, cpu_config, vllm_config) -> PlanEngine:
+def _build(
+    kind: str | None, ckpt: Path, codec: PlanCodec, cpu_config, vllm_config, engine_url: str | None = None
+) -> PlanEngine:
     from thought_model.perception.gazetteer import warm
 
     warm()  # build perception's city table now (~1 s), not on the first request
     concrete = resolve_kind(kind)
+    if concrete == "vllm-server":
+        from thought_model.engine.remote import RemoteEngineConfig, RemoteEngineError, VllmServerEngine
+
+        url = engine_url or os.environ.get("TAO_ENGINE_URL")
+        if not url:
+            raise EngineLoadError("--engine vllm-server needs --engine-url (or TAO_ENGINE_URL)")
+        try:
+            return VllmServerEngine(ckpt, RemoteEngineConfig(url=url), codec=codec)
+        except RemoteEngineError as exc:
+            raise EngineLoadError(str(exc)) from exc
     if concrete == "vllm":
         from thought_model.engine.vllm_engine import VllmEngine, vllm_available
 
