@@ -35,6 +35,7 @@ from redis.retry import Retry
 
 from router.cooldown import CooldownConfig, Cooldowns
 from router.metrics import SHARED_DEGRADED
+from router.redis_client import sync_client
 from router.redis_fleet import key_part
 
 log = logging.getLogger("tao.router.cooldown")
@@ -94,7 +95,7 @@ class RedisCooldowns(Cooldowns):
         cls, url: str, config: CooldownConfig | None = None, shared: SharedCooldownConfig | None = None
     ) -> RedisCooldowns:
         sc = shared or SharedCooldownConfig()
-        client = redis.Redis.from_url(
+        client = sync_client(
             url,
             socket_timeout=sc.socket_timeout_s,
             socket_connect_timeout=sc.socket_timeout_s,

@@ -42,6 +42,7 @@ from redis.retry import Retry
 
 from router.bucket import Admission, BucketConfig, LocalBucket, _check_cost
 from router.metrics import BUCKET_DEGRADED, BUCKET_RESTARTS
+from router.redis_client import async_blocking_client, sync_blocking_client
 from router.redis_fleet import Fleet, FleetConfig, key_part
 
 log = logging.getLogger("tao.router.bucket")
@@ -130,18 +131,16 @@ def _client_kwargs(cfg: RedisBucketConfig) -> dict:
 
 def _sync_client(cfg: RedisBucketConfig) -> redis.Redis:
     # Blocking pool: a burst of callers waits for a connection instead of failing (which would
-    # look like an outage and wrongly switch to degraded mode).
-    pool = redis.BlockingConnectionPool.from_url(
-        cfg.url, max_connections=cfg.max_connections, timeout=cfg.pool_wait_s, **_client_kwargs(cfg)
+    # look like an outage and wrongly switch to degraded mode). A cluster URL: per-node pools.
+    return sync_blocking_client(
+        cfg.url, max_connections=cfg.max_connections, pool_wait_s=cfg.pool_wait_s, **_client_kwargs(cfg)
     )
-    return redis.Redis(connection_pool=pool)
 
 
 def _async_client(cfg: RedisBucketConfig) -> aredis.Redis:
-    pool = aredis.BlockingConnectionPool.from_url(
-        cfg.url, max_connections=cfg.max_connections, timeout=cfg.pool_wait_s, **_client_kwargs(cfg)
+    return async_blocking_client(
+        cfg.url, max_connections=cfg.max_connections, pool_wait_s=cfg.pool_wait_s, **_client_kwargs(cfg)
     )
-    return aredis.Redis.from_pool(pool)  # the client owns (and closes) the pool
 
 
 class RedisConnections:
@@ -163,7 +162,9 @@ class RedisConnections:
 
     def close(self) -> None:
         self.sync.close()
-        self.sync.connection_pool.disconnect()
+        pool = getattr(self.sync, "connection_pool", None)  # a cluster client closes its node pools itself
+        if pool is not None:
+            pool.disconnect()
 
     async def aclose(self) -> None:
         if self._aio is not None:
@@ -396,7 +397,8 @@ class RedisBucket:
         """Start this bucket over, full, in a new epoch (tests and benchmarks)."""
         epoch = uuid.uuid4().hex.encode()
         pipe = self._client.pipeline()
-        pipe.delete(*self.keys)
+        for key in self.keys:  # one key per command: a cluster pipeline takes no multi-key DEL
+            pipe.delete(key)
         pipe.set(self.keys[2], epoch, px=int(self._epoch_ttl_ms))
         pipe.execute()
         with self._state_lock:

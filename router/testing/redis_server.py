@@ -28,6 +28,7 @@ class RedisServer:
     proc: subprocess.Popen | None = None
     workdir: str | None = None
     persistent: bool = False  # True: append-only file, fsync on every write (a restart keeps the data)
+    extra_args: list[str] = field(default_factory=list)  # more redis-server options (e.g. cluster mode)
 
     @property
     def url(self) -> str:
@@ -57,6 +58,7 @@ class RedisServer:
                 workdir,
                 "--protected-mode",
                 "yes",
+                *self.extra_args,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

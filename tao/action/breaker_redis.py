@@ -213,7 +213,9 @@ class RedisBreakerBoard:
         cls, url: str, config: BreakerConfig | None = None, shared: SharedBreakerConfig | None = None
     ) -> RedisBreakerBoard:
         sc = shared or SharedBreakerConfig()
-        client = aredis.Redis.from_url(
+        from router.redis_client import async_client
+
+        client = async_client(
             url,
             socket_timeout=sc.socket_timeout_s,
             socket_connect_timeout=sc.socket_timeout_s,

@@ -61,7 +61,9 @@ class RedisIdempotency:
 
     @classmethod
     def from_url(cls, url: str, *, socket_timeout_s: float = 2.0) -> RedisIdempotency:
-        client = aredis.Redis.from_url(
+        from router.redis_client import async_client
+
+        client = async_client(
             url,
             socket_timeout=socket_timeout_s,
             socket_connect_timeout=socket_timeout_s,

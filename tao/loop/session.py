@@ -99,9 +99,9 @@ class RedisSessionStore:
 
     @classmethod
     def from_url(cls, url: str, **kw) -> RedisSessionStore:
-        import redis
+        from router.redis_client import sync_client
 
-        return cls(redis.Redis.from_url(url, socket_timeout=2.0), **kw)
+        return cls(sync_client(url, socket_timeout=2.0), **kw)
 
     def key(self, tenant: str, session_id: str) -> str:
         _check(tenant, session_id)

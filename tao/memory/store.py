@@ -272,9 +272,9 @@ class RedisMemory(_Base):
 
     @classmethod
     def from_url(cls, url: str, **kw: Any) -> RedisMemory:
-        import redis
+        from router.redis_client import sync_client
 
-        return cls(redis.Redis.from_url(url, socket_timeout=2.0), **kw)
+        return cls(sync_client(url, socket_timeout=2.0), **kw)
 
     def _k(self, tenant: str, *parts: str) -> str:
         return "{" + f"{self.prefix}:{tenant}" + "}:" + ":".join(parts)
