@@ -1,5 +1,5 @@
 """``Idempotency-Key`` on ``POST /v1/run`` across replicas: two real ``tao serve`` processes on one
-real Redis, the mock tool service as a process with ``--no-dedup`` (it ignores the key, so only
+real Redis — a single server and a three-primary Redis Cluster (``redis+cluster://``) — the mock tool service as a process with ``--no-dedup`` (it ignores the key, so only
 the runtime can prevent a duplicate). Side effects are counted by the mock's ``GET /_stats``."""
 
 from __future__ import annotations
@@ -55,10 +55,21 @@ def mock_proc(tmp_path_factory):
         log.close()
 
 
+@pytest.fixture(scope="module", params=["redis", "redis-cluster"])
+def shared_redis_url(request, redis_server):
+    if request.param == "redis":
+        yield redis_server.url
+        return
+    from router.testing.redis_cluster import RedisClusterServer
+
+    with RedisClusterServer() as cluster:
+        yield cluster.url
+
+
 @pytest.fixture(scope="module")
-def replicas(mock_proc, redis_server, tmp_path_factory):
+def replicas(mock_proc, shared_redis_url, tmp_path_factory):
     env = {
-        "TAO_REDIS_URL": redis_server.url,
+        "TAO_REDIS_URL": shared_redis_url,
         "TAO_TOOLS_URL": mock_proc,
         "TAO_API_KEY": "",
         "TAO_IDEMPOTENCY_LOCK_TTL_S": str(LOCK_TTL_S),
@@ -164,10 +175,10 @@ def test_same_key_to_both_replicas_runs_once(replicas, mock) -> None:
 
 
 def test_replica_killed_mid_step_ends_recorded_without_a_duplicate(
-    replicas, mock, redis_server, tmp_path
+    replicas, mock, shared_redis_url, tmp_path
 ) -> None:
     env = {
-        "TAO_REDIS_URL": redis_server.url,
+        "TAO_REDIS_URL": shared_redis_url,
         "TAO_TOOLS_URL": mock,
         "TAO_API_KEY": "",
         "TAO_IDEMPOTENCY_LOCK_TTL_S": str(LOCK_TTL_S),
