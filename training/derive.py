@@ -376,19 +376,43 @@ def generic_templates(tool: ToolSpec, kinds: _Kinds, lang: str) -> list[_Templat
     return [_Template(lang, t.strip(), ((tool.name, dict(args), ()),)) for t in texts]
 
 
-def drop_slot(t: _Template, registry: Mapping[str, ToolSpec], rng: random.Random) -> _Template | None:
-    """``t`` with one required argument's slot removed from the text (an insufficient-context
-    phrasing), or None when it has no such slot."""
+_DANGLING = re.compile(
+    r"(?:原因是|理由是|因为|问题是|描述是|故障是|(?:描述|摘要|问题|原因|理由)?[:：]"
+    r"|(?<![A-Za-z])(?:because|since|reason(?:\s+is)?:?|about|regarding))\s*$",
+    re.I,
+)
+"""A cue left at the end of the text before a dropped free-text slot ("问题是", "because")."""
+
+
+def drop_slot(
+    t: _Template,
+    registry: Mapping[str, ToolSpec],
+    rng: random.Random,
+    keep: Set[str] = frozenset(),
+    every: bool = False,
+) -> _Template | None:
+    """``t`` with one required argument's slot (``every``: all of them) removed from the text (an
+    insufficient-context phrasing), or None when it has no such slot (or ``every`` and only one).
+    Slots of the kinds in ``keep`` (the session user's id kind: a request without it reads as the
+    speaker's own, "列出已关闭的工单") are never dropped; the <ME> phrasings with no session user
+    give that kind's insufficient rows. A cue left dangling before a dropped slot goes with it
+    ("帮我开个工单，问题是{summary}" -> "帮我开个工单")."""
     keys = []
     for tool, args, _ in t.steps:
         req = registry[tool].args_schema.get("required", [])
         keys += [v[1:-1] for a, v in args.items() if a in req and isinstance(v, str) and v.startswith("{")]
-    keys = [k for k in dict.fromkeys(keys) if "{" + k + "}" in t.text]
-    if not keys:
+    keys = [k for k in dict.fromkeys(keys) if "{" + k + "}" in t.text and k.rstrip("0123456789") not in keep]
+    if not keys or (every and len(keys) < 2):
         return None
-    k = rng.choice(keys)
-    text = re.sub(r"\s*\{" + k + r"\}\s*", " ", t.text).strip(" ，,")
-    text = re.sub(r"\s{2,}", " ", text)
+    text = t.text
+    for k in keys if every else [rng.choice(keys)]:
+        before, _, after = text.partition("{" + k + "}")
+        before = before.rstrip()
+        if m := _DANGLING.search(before):
+            before = before[: m.start()]
+        text = before.rstrip(" ，,") + " " + after.lstrip(" ，,")
+    text = re.sub(r"\s{2,}", " ", text).strip(" ，,")
+    text = re.sub(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff，])", "", text)
     return _Template(t.lang, text, t.steps) if len(text) >= 2 else None
 
 
@@ -729,6 +753,7 @@ def derive_phrasing(domain: Domain, seed: int = 0) -> Phrasing:
     cues = domain.lexicon.text_cues
     cue = re.compile("(?:" + "|".join(cues) + r")\s*$", re.I) if cues else None
     templates += [v for t in templates for v in optional_enum_templates(t, kinds, registry, cue)]
+    me_keys = {n for n, k in kinds.kinds.items() if k.source == "id" and k.slot == domain.lexicon.me_kind}
     by_plan: dict[tuple, list[_Template]] = {}
     for t in templates:
         by_plan.setdefault(_key(t.steps, registry), []).append(t)
@@ -750,14 +775,21 @@ def derive_phrasing(domain: Domain, seed: int = 0) -> Phrasing:
                 if not ts:
                     other = [t.text for t in group]
                     ts = other[:]
-            dropped = [d.text for t in group if t.lang == lang and (d := drop_slot(t, registry, rng))]
+            mine = [t for t in group if t.lang == lang]
+            dropped = [d.text for t in mine if (d := drop_slot(t, registry, rng, me_keys))]
             dropped = [d for d in dict.fromkeys(dropped) if d not in ts]
             rng.shuffle(dropped)
+            bare = [d.text for t in mine if (d := drop_slot(t, registry, rng, me_keys, every=True))]
+            bare = [d for d in dict.fromkeys(bare) if d not in ts and d not in dropped[:1]]
             held = [
                 g.text for g in generic_templates(registry[tool0], kinds, lang) if _fits(g, steps, registry)
             ]
             # the last phrasing is the held-out one (training.generate.template_ids): a generic one
-            per_lang[lang] = ts + dropped[:1] + (held[-1:] or ts[:1])
+            # one insufficient phrasing: a required value dropped, or all of them ("帮我开个工单")
+            gap = rng.choice([dropped[:1], bare[:1]]) if dropped and bare else dropped[:1] or bare[:1]
+            if len(ts) < 3 and len(steps) == 1:  # not half of an intent's rows (the hand-written sets: 15%)
+                gap = []
+            per_lang[lang] = ts + gap + (held[-1:] or ts[:1])
         intents.append(
             IntentSpec(
                 _intent_name(steps, taken),

@@ -57,6 +57,10 @@ class Lexicon:
     """Keep a free-text value visible after its slot token in the masked request
     (``<TEXT1>「VPN keeps dropping」``), for domains whose enum arguments follow from the text
     (a ticket's category from its summary). The plan still copies the slot token."""
+    field_words: tuple[str, ...] = ()
+    """Words of the domain's enum values (``Domain.value_words``: ``high priority``, ``优先级高``,
+    ``ASAP``): a comma piece made only of them is another argument, so a cued free text ends
+    before it (``问题是电脑坏了，优先级高`` -> ``电脑坏了``)."""
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -75,6 +79,7 @@ class Lexicon:
             name_stop_en=frozenset(d.get("name_stop_en", ())),
             text_cues=tuple(d.get("text_cues", ())),
             show_free_text=bool(d.get("show_free_text", False)),
+            field_words=tuple(d.get("field_words", ())),
         )
 
 

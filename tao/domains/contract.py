@@ -275,6 +275,9 @@ def contract_domain(
     }
     if caps - lex.name_stop_en:
         lex = replace(lex, name_stop_en=lex.name_stop_en | caps)
+    words = sorted({s for by in (value_words or {}).values() for ws in by.values() for s in ws if s.strip()})
+    if words and not lex.field_words:  # a comma piece of enum words ends a cued free text
+        lex = replace(lex, field_words=tuple(words))
     return Domain(
         name=name,
         tools=list(tools),

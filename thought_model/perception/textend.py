@@ -28,6 +28,7 @@ _SIGN_OFF = re.compile(
 
 _NEXT_ASK = re.compile(
     r"^\s*(?:另外|然后|接着|顺便|顺带|再|还有|还要|同时|并且|以及|对了|完了|帮我|帮忙|麻烦|请你|请帮|给我|"
+    r"[帮给](?=\S{1,10}?(?:开个|开一个|提个|提一个|重置|申请))|"
     r"正文|内容|标题|主题|题目|抬头|说明|备注|原因|理由|附件|"
     r"查|看看|看下|取消|退款|退|发个|发封|发给|订|预订|开个|开张|建个|加个|报销|提交|抄送|邀请|叫上|拉上|"
     r"(?:and\s+)?(?:then|also|plus|after that|please|pls|can you|could you|check|book|find|send|cancel|"
@@ -52,16 +53,32 @@ def is_sign_off(piece: str) -> bool:
     return bool(_SIGN_OFF.match(piece)) and bool(piece.strip())
 
 
-def cued_text_end(text: str, a: int, limit: int) -> int:
+def field_piece(words: tuple[str, ...]) -> re.Pattern[str] | None:
+    """A comma piece made only of the domain's enum words (``Lexicon.field_words``: ``low
+    priority``, ``优先级高``, ``ASAP``), or None without words."""
+    if not words:
+        return None
+    alts = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+    return re.compile(rf"^\s*(?:{alts})(?:\s*(?:priority|please|pls|吧|哦|啊|的))?[\s!！.。~]*$", re.I)
+
+
+def cued_text_end(text: str, a: int, limit: int, fields: re.Pattern[str] | None = None) -> int:
     """The end of a cued free-text value starting at ``a`` (at most ``limit``, which already
-    stops at the next cue and the next claimed entity): see the module doc."""
+    stops at the next cue and the next claimed entity): see the module doc. ``fields``
+    (:func:`field_piece`): a comma piece of the domain's enum words is another argument."""
     limit = min(limit, a + MAX_CHARS, len(text))
     hard = _HARD_STOP.search(text, a, limit)
     end = hard.start() if hard else limit
     for c in _COMMA.finditer(text, a, end):
         nxt = _COMMA.search(text, c.end(), end)
         piece = text[c.end() : nxt.start() if nxt else end]
-        if c.start() == a or _NEXT_ASK.match(piece) or _WHEN.match(piece) or is_sign_off(piece):
+        if (
+            c.start() == a
+            or _NEXT_ASK.match(piece)
+            or _WHEN.match(piece)
+            or is_sign_off(piece)
+            or (fields is not None and fields.match(piece))
+        ):
             end = c.start()
             break
     # a sign-off glued on after a space ("请查收 辛苦啦")

@@ -47,6 +47,16 @@ EXAMPLES: tuple[RequestExample, ...] = (
         email="david.lee@corp.example.com",
     ),
     X("search for an employee called Emma Brown", "en", "find_employee", name="Emma Brown"),
+    X("员工周杰的编号是什么", "zh", "find_employee", name="周杰"),
+    X("查找员工黄丽", "zh", "find_employee", name="黄丽"),
+    X("zhou.min@corp.example.com 这个邮箱是谁的", "zh", "find_employee", email="zhou.min@corp.example.com"),
+    X("what is Kevin Wright's employee id", "en", "find_employee", name="Kevin Wright"),
+    X(
+        "which employee has the email sara.lopez@corp.example.com",
+        "en",
+        "find_employee",
+        email="sara.lopez@corp.example.com",
+    ),
     # get_employee
     X("查一下员工E104233的信息", "zh", "get_employee", employee_id="E104233"),
     X("E208871是哪个部门的", "zh", "get_employee", employee_id="E208871"),
@@ -60,6 +70,12 @@ EXAMPLES: tuple[RequestExample, ...] = (
     X("show me my employee record", "en", "get_employee", employee_id=ME),
     X("who is my manager?", "en", "get_employee", employee_id=ME),
     X("what's the email and office location of E120045", "en", "get_employee", employee_id="E120045"),
+    X("E227301的邮箱是什么", "zh", "get_employee", employee_id="E227301"),
+    X("看看E334910的员工资料", "zh", "get_employee", employee_id="E334910"),
+    X("我在哪个部门", "zh", "get_employee", employee_id=ME),
+    X("get employee details for E227301", "en", "get_employee", employee_id="E227301"),
+    X("where does E334910 sit", "en", "get_employee", employee_id="E334910"),
+    X("what department am I in", "en", "get_employee", employee_id=ME),
     # reset_password
     X("帮我重置VPN密码", "zh", "reset_password", employee_id=ME, system="vpn"),
     X("我的邮箱密码忘了，帮我重置一下", "zh", "reset_password", employee_id=ME, system="email"),
@@ -83,6 +99,12 @@ EXAMPLES: tuple[RequestExample, ...] = (
         employee_id=ME,
         system="erp",
     ),
+    X("我的ERP密码过期了，需要重置", "zh", "reset_password", employee_id=ME, system="erp"),
+    X("E227301的VPN登不上了，帮他重置密码", "zh", "reset_password", employee_id="E227301", system="vpn"),
+    X("邮箱密码被锁了，帮我重置一下", "zh", "reset_password", employee_id=ME, system="email"),
+    X("my VPN password expired, reset it please", "en", "reset_password", employee_id=ME, system="vpn"),
+    X("E227301 needs a new email password", "en", "reset_password", employee_id="E227301", system="email"),
+    X("I'm locked out of ERP, reset my password", "en", "reset_password", employee_id=ME, system="erp"),
     # create_ticket
     X(
         "帮我开个工单，问题是电脑开不了机",
@@ -259,6 +281,14 @@ EXAMPLES: tuple[RequestExample, ...] = (
     X("who is assigned to TCK-208871?", "en", "get_ticket", ticket_id="TCK-208871"),
     X("any update on TCK-315502", "en", "get_ticket", ticket_id="TCK-315502"),
     X("check ticket TCK-120045 for me", "en", "get_ticket", ticket_id="TCK-120045"),
+    X("TCK-227301是什么情况", "zh", "get_ticket", ticket_id="TCK-227301"),
+    X("看下工单TCK-334910的处理人", "zh", "get_ticket", ticket_id="TCK-334910"),
+    X("TCK-410082有进展吗", "zh", "get_ticket", ticket_id="TCK-410082"),
+    X("帮我查一下TCK-520390这个工单", "zh", "get_ticket", ticket_id="TCK-520390"),
+    X("status of TCK-227301 please", "en", "get_ticket", ticket_id="TCK-227301"),
+    X("who is working on ticket TCK-334910", "en", "get_ticket", ticket_id="TCK-334910"),
+    X("is there any progress on TCK-410082", "en", "get_ticket", ticket_id="TCK-410082"),
+    X("look up ticket TCK-520390", "en", "get_ticket", ticket_id="TCK-520390"),
     # list_tickets
     X("我的工单有哪些", "zh", "list_tickets", employee_id=ME),
     X("列出我还没解决的open工单", "zh", "list_tickets", employee_id=ME, status="open"),
@@ -276,6 +306,14 @@ EXAMPLES: tuple[RequestExample, ...] = (
     ),
     X("list all support tickets for E208871", "en", "list_tickets", employee_id="E208871"),
     X("do I have any closed tickets", "en", "list_tickets", employee_id=ME, status="closed"),
+    X("E227301有哪些等待中的工单", "zh", "list_tickets", employee_id="E227301", status="waiting"),
+    X("看看我待处理的工单", "zh", "list_tickets", employee_id=ME, status="open"),
+    X("列出E334910已关闭的工单", "zh", "list_tickets", employee_id="E334910", status="closed"),
+    X("我提过哪些工单", "zh", "list_tickets", employee_id=ME),
+    X("show E227301's closed tickets", "en", "list_tickets", employee_id="E227301", status="closed"),
+    X("what tickets do I have waiting", "en", "list_tickets", employee_id=ME, status="waiting"),
+    X("list the resolved tickets of E334910", "en", "list_tickets", employee_id="E334910", status="resolved"),
+    X("show all the tickets I have raised", "en", "list_tickets", employee_id=ME),
     # list_devices
     X("我名下有哪些设备", "zh", "list_devices", employee_id=ME),
     X("查一下E104233的电脑和手机", "zh", "list_devices", employee_id="E104233"),
@@ -285,6 +323,16 @@ EXAMPLES: tuple[RequestExample, ...] = (
     X("list the devices assigned to E104233", "en", "list_devices", employee_id="E104233"),
     X("what's the asset tag of my laptop", "en", "list_devices", employee_id=ME),
     X("show E208871's laptops and monitors", "en", "list_devices", employee_id="E208871"),
+    X("看看E227301名下的设备", "zh", "list_devices", employee_id="E227301"),
+    X("我名下的电脑有哪些", "zh", "list_devices", employee_id=ME),
+    X("E334910都有什么设备", "zh", "list_devices", employee_id="E334910"),
+    X("查一下我领用的设备", "zh", "list_devices", employee_id=ME),
+    X("E410082领用了哪些电脑和显示器", "zh", "list_devices", employee_id="E410082"),
+    X("which devices are assigned to me", "en", "list_devices", employee_id=ME),
+    X("show the equipment of E227301", "en", "list_devices", employee_id="E227301"),
+    X("what laptops does E334910 have", "en", "list_devices", employee_id="E334910"),
+    X("list my devices", "en", "list_devices", employee_id=ME),
+    X("which monitors and phones are registered to E410082", "en", "list_devices", employee_id="E410082"),
     # request_device_replacement
     X(
         "AT-10423申请更换，原因是屏幕碎了",
@@ -341,6 +389,48 @@ EXAMPLES: tuple[RequestExample, ...] = (
         "request_device_replacement",
         asset_tag="AT-12004",
         reason="the keyboard stopped working",
+    ),
+    X(
+        "设备AT-22730申请换新，原因是电池不耐用",
+        "zh",
+        "request_device_replacement",
+        asset_tag="AT-22730",
+        reason="电池不耐用",
+    ),
+    X(
+        "我要更换AT-33491，因为屏幕有坏点",
+        "zh",
+        "request_device_replacement",
+        asset_tag="AT-33491",
+        reason="屏幕有坏点",
+    ),
+    X(
+        "AT-52039需要更换，原因是经常死机",
+        "zh",
+        "request_device_replacement",
+        asset_tag="AT-52039",
+        reason="经常死机",
+    ),
+    X(
+        "please replace AT-22730, the reason is a broken fan",
+        "en",
+        "request_device_replacement",
+        asset_tag="AT-22730",
+        reason="a broken fan",
+    ),
+    X(
+        "I'd like to replace AT-33491 because the trackpad is dead",
+        "en",
+        "request_device_replacement",
+        asset_tag="AT-33491",
+        reason="the trackpad is dead",
+    ),
+    X(
+        "AT-52039 needs replacing, reason: it overheats",
+        "en",
+        "request_device_replacement",
+        asset_tag="AT-52039",
+        reason="it overheats",
     ),
     # chains and coordinations
     C(
@@ -433,7 +523,75 @@ EXAMPLES: tuple[RequestExample, ...] = (
         ("create_ticket", {"employee_id": ME, "category": "hardware", "summary": "my headset not working"}),
         ("get_ticket", {"ticket_id": "${t1.ticket_id}"}),
     ),
+    C(
+        "列出孙浩处理中的工单",
+        "zh",
+        ("find_employee", {"name": "孙浩"}),
+        ("list_tickets", {"employee_id": "${t1.employee_id}", "status": "in_progress"}),
+    ),
+    C(
+        "show the open tickets of Mark Lee",
+        "en",
+        ("find_employee", {"name": "Mark Lee"}),
+        ("list_tickets", {"employee_id": "${t1.employee_id}", "status": "open"}),
+    ),
+    C(
+        "帮周婷重置ERP密码",
+        "zh",
+        ("find_employee", {"name": "周婷"}),
+        ("reset_password", {"employee_id": "${t1.employee_id}", "system": "erp"}),
+    ),
+    C(
+        "找一下何军的员工号，然后看看他名下的设备",
+        "zh",
+        ("find_employee", {"name": "何军"}),
+        ("list_devices", {"employee_id": "${t1.employee_id}"}),
+    ),
+    C(
+        "find the employee id of Jason Hall, then list his tickets",
+        "en",
+        ("find_employee", {"name": "Jason Hall"}),
+        ("list_tickets", {"employee_id": "${t1.employee_id}"}),
+    ),
+    C(
+        "我的经理是谁，查一下他的员工信息",
+        "zh",
+        ("get_employee", {"employee_id": ME}),
+        ("get_employee", {"employee_id": "${t1.manager_id}"}),
+    ),
+    C(
+        "show me my manager's employee record",
+        "en",
+        ("get_employee", {"employee_id": ME}),
+        ("get_employee", {"employee_id": "${t1.manager_id}"}),
+    ),
+    C(
+        "check the most recent ticket of E334910",
+        "en",
+        ("list_tickets", {"employee_id": "E334910"}),
+        ("get_ticket", {"ticket_id": "${t1.ticket_id}"}),
+    ),
+    C(
+        "我最近提的那个工单怎么样了",
+        "zh",
+        ("list_tickets", {"employee_id": ME}),
+        ("get_ticket", {"ticket_id": "${t1.ticket_id}"}),
+    ),
 )
+
+
+def _grouped(examples: tuple[RequestExample, ...]) -> tuple[RequestExample, ...]:
+    """Single-step examples per tool (in first-seen order), Chinese before English, then the
+    chains: the order ``tools.yaml`` writes them in (a test checks both load the same)."""
+    singles = [e for e in examples if len(e.steps) == 1]
+    tools = list(dict.fromkeys(e.steps[0][0] for e in singles))
+    out = [
+        e for t in tools for lang in ("zh", "en") for e in singles if e.steps[0][0] == t and e.lang == lang
+    ]
+    return (*out, *(e for e in examples if len(e.steps) > 1))
+
+
+EXAMPLES = _grouped(EXAMPLES)
 
 VALUE_WORDS: dict[str, dict[str, list[str]]] = {
     "system": {

@@ -1,0 +1,52 @@
+"""Helpdesk perception (issue #15): a comma piece of the domain's enum words ends a cued free text,
+Chinese names before the helpdesk's verbs and status words."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from tao.domains import load_domain
+from thought_model.entities import perceive
+
+TODAY = date(2026, 4, 14)
+
+
+@pytest.fixture(scope="module")
+def lex():
+    return load_domain("tao.domains.helpdesk:registry").lexicon
+
+
+def test_enum_words_after_a_comma_end_the_summary(lex) -> None:
+    assert lex.field_words  # from the domain's value_words
+    p = perceive(
+        "open a hardware ticket for E315502: monitor has dead pixels, low priority", TODAY, True, lex
+    )
+    assert p.slots["<TEXT1>"] == "monitor has dead pixels"
+    assert perceive("我要报修，问题是电脑坏了，紧急", TODAY, True, lex).slots["<TEXT1>"] == "电脑坏了"
+    # a comma piece that is not only enum words stays text
+    assert perceive("open a ticket: wifi is slow, printer too", TODAY, True, lex).slots["<TEXT1>"] == (
+        "wifi is slow, printer too"
+    )
+    # the reference domain has no field words: its comma rule is unchanged
+    assert perceive("原因：尺码不对，想换个颜色", TODAY).slots["<TEXT1>"] == "尺码不对，想换个颜色"
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("列出石桂英处理中的工单", "石桂英"),
+        ("欧阳涛都有什么设备", "欧阳涛"),
+        ("郭涛领用了哪些电脑", "郭涛"),
+        ("看看王芳已关闭的工单", "王芳"),
+    ],
+)
+def test_names_before_helpdesk_words(lex, text: str, name: str) -> None:
+    assert perceive(text, TODAY, True, lex).slots.get("<NAME1>") == name
+
+
+def test_an_ask_after_the_summary_is_no_part_of_it(lex) -> None:
+    """描述：X，帮王洁开个硬件工单: the summary is X, 王洁 a name."""
+    p = perceive("描述：屏幕闪，帮王洁开个硬件工单", TODAY, True, lex)
+    assert p.slots == {"<TEXT1>": "屏幕闪", "<NAME1>": "王洁"}
