@@ -44,7 +44,7 @@ from thought_model.entities_lexicon import (
 from thought_model.perception.freetext import find_free_texts
 from thought_model.perception.gazetteer import find_cities
 from thought_model.perception.normalize import normalize_request
-from thought_model.perception.textend import cued_text_end
+from thought_model.perception.textend import cued_text_end, field_piece
 from thought_model.perception.timespans import (
     TimeRange,
     evening_before,
@@ -202,9 +202,9 @@ a connector that starts the next ask ("open a ticket about X and then check it",
 After a colon cue ("内容：", "body:") the writer has marked the field itself, so a connector inside
 it is text ("内容：请先查物流然后再取消订单" is one body)."""
 _ZH_NAME_CUE = re.compile(
-    rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|找到|找一下|找下|找找|搜一下|搜下|查找|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|拉上|把)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
+    rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|找到|找一下|找下|找找|搜一下|搜下|查找|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|拉上|把|列出)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
     r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说"
-    r"|重置|提一|提个|领了|申请|换)"
+    r"|重置|提一|提个|领了|领用|申请|换|都|处理|已|待|等待|未)"
 )
 _ZH_PARTICLES = frozenset("吧呢哈呀啊嘛啦哦")
 _EN_NAME = re.compile(r"(?<![A-Za-z])(?P<n>[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?![A-Za-z])")
@@ -760,6 +760,8 @@ class _DomainRules:
     cue: re.Pattern[str] = _CUE
     """The free-text cues: the built-in ones plus the domain's ``Lexicon.text_cues``."""
     show_free_text: bool = False
+    field_piece: re.Pattern[str] | None = None
+    """A comma piece of the domain's enum words (``Lexicon.field_words``): cued free text ends."""
 
 
 _COMPILED: dict[int, tuple[Lexicon, _DomainRules]] = {}
@@ -783,6 +785,7 @@ def _rules(lexicon: Lexicon | None) -> _DomainRules:
         if lex.text_cues
         else _CUE,
         show_free_text=lex.show_free_text,
+        field_piece=field_piece(lex.field_words),
     )
     _COMPILED[id(lex)] = (lex, rules)
     return rules
@@ -833,7 +836,7 @@ def perceive(
             + [e.start for e in spans.items if e.start >= a]
             + [c.start() for c in cues[j + 1 :]]
         )
-        t = text[a : cued_text_end(text, a, min(stops))]
+        t = text[a : cued_text_end(text, a, min(stops), rules.field_piece)]
         if t and spans.free(a, a + len(t)):
             spans.add("TEXT", a, a + len(t), text, t)
     has_text = any(e.type == "TEXT" for e in spans.items)
@@ -859,6 +862,8 @@ def perceive(
         if len(n) == 3 and n.endswith("的"):  # "查一下陈伟的发票": 的 ends the name
             n = n[:-1]
         if len(n) == 3 and n.endswith("名") and text.startswith("下", m.start("n") + 3):  # 刘芳名下的设备
+            n = n[:-1]
+        if len(n) >= 3 and n.endswith("都"):  # 欧阳涛都有什么设备
             n = n[:-1]
         if n not in rules.name_block_zh and not n.startswith(("谢谢", "谢啦", "谢了")):  # 谢: a surname
             spans.add("NAME", m.start("n"), m.start("n") + len(n), text, n)
