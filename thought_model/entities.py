@@ -206,7 +206,20 @@ _ZH_NAME_CUE = re.compile(
     r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说"
     r"|重置|提一|提个|领了|领用|申请|换|都|处理|已|待|等待|未)"
 )
+_ROOM_ASK = re.compile(r"(?<![A-Za-z])(?:room|space)s?(?![A-Za-z])", re.I)
+_BARE_FOR_N = re.compile(
+    r"(?<![A-Za-z])for\s(?P<n>[1-9][0-9]?)(?![0-9.:/])(?!\s?(?:min|mins|minutes?|hours?|hrs?|h|am|pm|a\.m|p\.m|o'?clock)(?![A-Za-z]))",
+    re.I,
+)
+_EN_LOWER_NAME = re.compile(
+    r"(?<![A-Za-z])(?:find|look\s+up|lookup|search\s+for|search)\s+(?:the\s+)?(?:user|person|colleague|employee|member)"
+    r"(?:\s+(?:named|called))?\s+(?P<n>[a-z][a-z'\-]+(?:\s[a-z][a-z'\-]+)?)(?=\s*$|\s*[,.?!;]|\s+(?:and|then|please|pls)(?![a-z]))"
+)
+"""A person's name written in lower case after a user-lookup verb."""
+_EN_LOWER_STOP = frozenset("by with whose who that named called in from for".split())
 _ZH_PARTICLES = frozenset("吧呢哈呀啊嘛啦哦")
+_NAME_VERB_END = frozenset("改换查订退删加")
+"""A third character that is the verb after a two-character name: 孙悦改下城市 -> 孙悦."""
 _EN_NAME = re.compile(r"(?<![A-Za-z])(?P<n>[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?![A-Za-z])")
 _EN_STOP = {
     "I",
@@ -851,6 +864,9 @@ def perceive(
         n = _num(m.group("n"))
         if n is not None and n.is_integer() and 1 <= n <= 1000:
             spans.add("NUM", m.start(), m.end(), text, int(n))
+    if _ROOM_ASK.search(text):  # "a room for 4 tomorrow at 11": a bare "for N" is the head count
+        for m in _BARE_FOR_N.finditer(text):
+            spans.add("NUM", m.start("n"), m.end("n"), text, int(m.group("n")))
     for c in find_cities(text, rules.cities, spans.free):
         spans.add("CITY", c.start, c.end, text, c.value)
     for m in _ZH_NAME_CUE.finditer(text):
@@ -858,6 +874,12 @@ def perceive(
         if n[-1] in _ZH_PARTICLES:  # "优先级高吧": 高 + a particle is no name; 高明哈 -> 高明
             if len(n) < 3:
                 continue
+            n = n[:-1]
+        if (
+            len(n) == 3
+            and n[-1] in _NAME_VERB_END
+            and text.startswith(("下", "一下", "成", "为"), m.start("n") + 3)
+        ):
             n = n[:-1]
         if len(n) == 3 and n.endswith("的"):  # "查一下陈伟的发票": 的 ends the name
             n = n[:-1]
@@ -867,6 +889,10 @@ def perceive(
             n = n[:-1]
         if n not in rules.name_block_zh and not n.startswith(("谢谢", "谢啦", "谢了")):  # 谢: a surname
             spans.add("NAME", m.start("n"), m.start("n") + len(n), text, n)
+    for m in _EN_LOWER_NAME.finditer(text):  # "find user anna schmidt" -> Anna Schmidt
+        n = m.group("n")
+        if n.split()[0] not in rules.cities and n.split()[0] not in _EN_LOWER_STOP:
+            spans.add("NAME", m.start("n"), m.end("n"), text, " ".join(w.capitalize() for w in n.split()))
     for m in _EN_NAME.finditer(text):
         words = m.group("n").split()
         while words and words[0] in rules.name_stop_en:

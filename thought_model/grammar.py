@@ -25,11 +25,13 @@ from pydantic import ValidationError
 from tao.contracts import InsufficientContext, PlanStep, SessionState, ThoughtPlan, ToolSpec
 from tao.contracts.domain import Lexicon
 from tao.contracts.plan import MAX_STEPS, REF_PATTERN, TIME_SYMBOL_PATTERN
+from thought_model.direct_asks import direct_plan, unmasked
 from thought_model.entities import MAX_SLOTS_PER_TYPE, ME_SLOT, SLOT_TOKEN_RE, Perception, default_lexicon
 from thought_model.expense_words import fix_category
 from thought_model.invitees import PEOPLE_FIELDS as PEOPLE_LIST_FIELDS
 from thought_model.invitees import attach_invitees
 from thought_model.recipients import unknown_recipient
+from thought_model.unstated import unstated_fields, unstated_in_plan
 
 SEPARATORS = (",", ":")
 STEP_IDS = [f"t{i}" for i in range(1, MAX_STEPS + 1)]
@@ -479,7 +481,15 @@ def parse_output(
         raise PlanParseError("output is not a JSON object")
     try:
         if obj.get("error") == "insufficient_context":
-            return InsufficientContext.model_validate(obj)
+            ic = InsufficientContext.model_validate(obj)
+            direct = _direct(perception, session, tools, None)
+            if direct is None:
+                return unstated_fields(ic, perception.masked)
+            try:
+                _check_plan(direct, tools)
+            except PlanParseError:
+                return ic
+            return direct
         steps = obj.get("steps")
         if isinstance(steps, list):
             for s in steps:
@@ -496,9 +506,15 @@ def parse_output(
             tidied = tidy_arguments(plan, tools)
             if isinstance(tidied, InsufficientContext):
                 return tidied
-            plan = fix_category(tidied, perception.masked)
-            unknown = unknown_recipient(plan, perception.masked, session) or _named_tool_unfilled(
-                plan, tools, request_slots(perception, session is not None and session.user_id is not None)
+            plan = _direct(perception, session, tools, tidied) or fix_category(tidied, perception.masked)
+            unknown = (
+                unknown_recipient(plan, perception.masked, session)
+                or unstated_in_plan(plan, perception.masked)
+                or _named_tool_unfilled(
+                    plan,
+                    tools,
+                    request_slots(perception, session is not None and session.user_id is not None),
+                )
             )
             if unknown is not None:
                 return unknown
@@ -510,6 +526,28 @@ def parse_output(
         ) from None
     _check_plan(plan, tools)
     return plan
+
+
+def _direct(
+    perception: Perception,
+    session: SessionState | None,
+    tools: Sequence[ToolSpec] | None,
+    plan: ThoughtPlan | None,
+) -> ThoughtPlan | None:
+    """A request code plans directly instead of the model's answer (:mod:`thought_model.direct_asks`)."""
+    if not tools or session is None:
+        return None
+    planned = {s.tool for s in plan.steps} if plan is not None else set()
+    names = {t.name for t in tools}
+    return direct_plan(
+        unmasked(perception),
+        perception.masked,
+        perception.slots,
+        session.user_id,
+        names,
+        plan is None,
+        planned,
+    )
 
 
 PERIOD_SYMBOL_RE = re.compile(

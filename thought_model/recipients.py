@@ -18,7 +18,7 @@ _ROLE = re.compile(
     r"(?:manager|boss|supervisor|lead|team\s*lead|colleague|coworker|co-worker|teammate|team|hr|client|customer"
     r"|director|mentor|assistant|landlord|teacher|advisor)s?(?![A-Za-z])"
     r"|(?:我|我的|我们|我们的)\s?(?:领导|经理|老板|主管|上司|组长|同事|导师|客户|总监|部门|团队|助理|老师|leader)"
-    r"|(?:给|发给|告诉|通知)\s?(?:领导|经理|老板|主管|上司|组长|同事|hr|HR|人事)",
+    r"|(?:给|发给|告诉|通知)\s?(?:领导|经理|老板|主管|上司|组长|同事|hr|HR|人事|客户|客人|供应商|对方)",
     re.I,
 )
 _SELF = re.compile(

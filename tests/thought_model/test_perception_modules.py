@@ -207,7 +207,7 @@ def test_free_text(text: str, values: list[str]) -> None:
         "what is the subject of the email",
         "明天15:00开会",
         "发邮件说明一下情况",
-        "在日历上加个会：项目复盘",  # a colon after anything but an email ask is no separator
+        "帮我看下：项目复盘",  # a colon after anything but an email ask or a calendar noun is no separator
         "quick one: hey there, schedule a meeting with Tina Scott",
         "会议厅空闲帮我看下：后天下午5点，15分钟",
         "请帮忙给林峰发邮件说一声",

@@ -98,3 +98,24 @@ def test_expense_descriptions(request_: str, text: str) -> None:
 
 def test_describe_is_no_description_cue() -> None:
     assert _slots("请说明一下原因", "TEXT") == []
+
+
+@pytest.mark.parametrize(
+    "request_, kind, values",
+    [
+        ("a room for 4 tomorrow at 11 for 45 min", "NUM", [4]),
+        ("book a room for 2 hours", "NUM", []),
+        ("明天上午10点加个45分钟的日程：需求评审", "TEXT", ["需求评审"]),
+        ("在日历上加个会：项目复盘", "TEXT", ["项目复盘"]),
+        ("给 he@x.cn 发个邮件，就说周五的培训延期了", "TEXT", ["周五的培训延期了"]),
+        ("开张发票，抬头上海蓝天公司，订单号回头发你", "TEXT", ["上海蓝天公司"]),
+        ("那个 912345678012345670 的单子给我撤了，原因买错了", "TEXT", ["买错了"]),
+        ("帮我取消订单 712345678012345670，原因就写“不想要了”", "TEXT", ["不想要了"]),
+        ("invoice for order 512345678012345670 made out to Blue River Inc", "TEXT", ["Blue River Inc"]),
+        ("孙悦改下城市，改成南京", "NAME", ["孙悦"]),
+        ("find user anna schmidt", "NAME", ["Anna Schmidt"]),
+        ("明天上午去环球影城玩，帮我查下北京明天天气", "CITY", ["北京"]),
+    ],
+)
+def test_round11_slots(request_: str, kind: str, values: list[object]) -> None:
+    assert _slots(request_, kind) == values

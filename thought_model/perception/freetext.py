@@ -40,9 +40,11 @@ _ZH_CUES = re.compile(
     r"|(?:(?<=^)|(?<=[\s，,。；;]))(?:邮件)?(?:标题|主题|题目|内容|正文)(?:\s+|(?=[^\s是为叫写用就要:：，,。的里中和呢吗啥我还待稍先没]))"
     # an expense's bare 说明 / 备注 / 事由: "说明团建", "说明 去机场" (not 说明一下 / 说明书)
     r"|(?:(?<=^)|(?<=[\s，,。；;]))(?:说明|备注|事由|用途)(?:\s+|(?=[^\s是为:：，,。的一下书]))"
+    # a bare 抬头 / 原因 / 理由 after a comma: "，抬头上海蓝天公司", "，原因买错了"
+    r"|(?<=[，,。；;\s])(?:发票)?(?:抬头|原因|理由)(?=[^\s是为:：，,。的呢吗啥我还待稍先没不就写填要叫用开])"
 )
 _ZH_SAY = re.compile(
-    r"(?:邮件|邮箱|信)[，,]?\s?(?:跟他们|跟他|跟她|告诉他们|告诉他|告诉她|通知他们|通知他|通知她)?说"
+    r"(?:邮件|邮箱|信)[，,]?\s?(?:跟他们|跟他|跟她|告诉他们|告诉他|告诉她|通知他们|通知他|通知她)?(?:就|里|里面|里就)?说"
     r"(?!下|一下|一声|一句|实话|过|了|清楚|明(?!天)|[，,。:：\s]*(?:标题|主题|内容|正文))[:：，,\s]*"
 )
 _EMAIL_CTX = re.compile(r"邮件|邮箱|发信|写信|e-?mail|mail(?![a-z])|@[A-Za-z0-9.-]+\.[A-Za-z]{2,}", re.I)
@@ -50,6 +52,11 @@ _EMAIL_ASK_END = re.compile(
     r"(?:邮件|e-?mail|mail|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})\s*$",
     re.I,
 )
+_EN_HEADER = re.compile(
+    r"(?<![A-Za-z])(?:made\s+out\s+to|addressed\s+to|in\s+the\s+name\s+of|billed\s+to|under\s+the\s+name)\s+",
+    re.I,
+)
+"""An invoice's header: ``made out to Blue River Inc``."""
 _EN_DESC = re.compile(
     r"(?<![A-Za-z])(?:description|desc|memo|note)(?:\s*[:=]|\s+(?:is|as))?\s+(?!of(?![A-Za-z]))", re.I
 )
@@ -131,6 +138,8 @@ def _title_put_into_calendar(text: str) -> list[tuple[int, int]]:
     return out
 
 
+_CAL_COLON = re.compile(r"(?:日程|日历|会议|会|行程|事件|提醒|event|meeting|calendar)\s*[:：]\s*", re.I)
+"""``加个45分钟的日程：需求评审``: the title after a calendar noun's colon."""
 _COLON = re.compile(r"(?<![0-9])[:：](?![0-9])|\s[-–—]\s|——")
 
 
@@ -179,8 +188,12 @@ def find_free_texts(
                 add(_cut(text, m.end(), _ZH_NEXT_CUE, ok))
     for m in _EN_CUES.finditer(text):
         add(_cut(text, m.end(), _EN_NEXT_CUE, ok))
+    for m in _EN_HEADER.finditer(text):
+        add(_cut(text, m.end(), _EN_NEXT_CUE, ok))
     for m in _EN_DESC.finditer(text):
         add(_cut(text, m.end(), _EN_NEXT_CUE, ok))
+    for m in _CAL_COLON.finditer(text):
+        add(_cut(text, m.end(), _ZH_NEXT_CUE, ok))
     for span in _title_before_calendar_ask(text) + _title_put_into_calendar(text):
         add(span)
     if colon_rule and not out:

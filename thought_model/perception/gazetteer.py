@@ -113,6 +113,8 @@ ZH_CUE_BEFORE = ("飞往", "前往", "飞到", "抵达", "去", "到", "飞", "�
 _ZH_WEATHER_AFTER = re.compile(
     r"[^，。,.!?！？；;\s]{0,6}?(?:天气|气温|温度|下雨|下雪|有雨|有雪|降温|刮风|冷不冷|热不热|多少度|几度|空气质量)"
 )
+_ZH_VENUE_AFTER = re.compile(r"影城|乐园|公园|广场|大厦|大道|影院|商场|度假区|路|街|镇|村")
+"""A cued name followed by a venue word is the venue, not the city (``去环球影城``)."""
 _ZH_WEATHER_WORD = re.compile(r"天气|气温|温度|下雨|下雪|冷不冷|热不热|冷吗|热吗|多少度|几度")
 _ZH_TYPO_AFTER = re.compile(
     r"(?:的)?(?:今天|明天|后天|大后天|今晚|明晚|这周末|周末|下周[一二三四五六日天]|周[一二三四五六日天]|现在|最近)?"
@@ -261,7 +263,7 @@ class Gazetteer:
                             continue
                         if c.free:
                             how, v = "free", c.value
-                        elif _zh_cued(text, i, i + ln):
+                        elif _zh_cued(text, i, i + ln) and not _ZH_VENUE_AFTER.match(text, i + ln):
                             how, v = "cued", c.value
                         else:
                             continue
