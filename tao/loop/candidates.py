@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
 from tao.contracts.timeexpr import session_now
-from tao.loop.carryover import Carry, CarryStrategy, _is_time, _props, _resolve, accepts
+from tao.loop.carry_schema import _is_time, _props, _resolve, accepts
+from tao.loop.carry_types import Carry, CarryStrategy
 from tao.loop.followup import CarryKind, Delta, Followup, is_zh
 from tao.loop.referent import asked_person, person_referent, person_request, substitute_person
 from tao.loop.session_values import (

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from tao.contracts import SessionState, ThoughtPlan
-from tao.loop.carryover import _props, accepts
+from tao.loop.carry_schema import _props, accepts
 from tao.loop.followup import is_zh
 from tao.loop.snapshot import Snapshot
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from tao.contracts import SessionState
 from tao.contracts.timeexpr import session_now
-from tao.loop.carryover import _WORDS, _is_time, _props, _resolve
+from tao.loop.carry_schema import _WORDS, _is_time, _props, _resolve
 from tao.loop.followup import Delta, Followup, is_zh
 from tao.loop.snapshot import Snapshot
 
