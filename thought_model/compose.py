@@ -58,6 +58,7 @@ from thought_model.clauses import Clause, renumber, split_request
 from thought_model.compose_job import ComposeJob, ComposerConfig
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
 from thought_model.entities import SLOT_TOKEN_RE, Perception, perceive
+from thought_model.enum_words import EnumWords, fix_enums
 from thought_model.evidence import prune_unasked
 from thought_model.fanout import fan_out
 from thought_model.periods import fix_periods
@@ -70,7 +71,7 @@ from thought_model.plan_concat import (
     same_shape,
     with_trailing_asks,
 )
-from thought_model.referents import third_person_user
+from thought_model.referents import person_lookup, third_person_user
 from thought_model.registry_graph import (
     RegistryGraph,
     is_reference,
@@ -130,9 +131,18 @@ class ComposingEngine(PlanEngine):
         # text cues), as the inner codec does; the reference domain's with perception's default
         self.lexicon: Lexicon | None = getattr(codec, "lexicon", None) if own else None
         self.sufficiency = SufficiencyCheck(
-            tools, intent_steps, lexicon=self.lexicon, config=self.cfg.sufficiency, value_words=value_words
+            tools,
+            intent_steps,
+            lexicon=self.lexicon,
+            config=self.cfg.sufficiency,
+            value_words=value_words,
+            first_person_me=own,
         )
         self.intent_shapes = reference_intent_shapes() if intent_shapes is None else intent_shapes
+        # a user registry: enum arguments from the request's words (its Domain.value_words), and
+        # "his / her" is the person its lookup tool finds (find_user in the reference domain)
+        self.enum_words = EnumWords(tools, value_words) if own and value_words else None
+        self.person = person_lookup(tools, getattr(self.lexicon, "me_kind", None)) if own else None
         self.splitter = splitter
         if codec is not None and not isinstance(codec, ClauseCodec):
             cast(Any, inner).codec = ClauseCodec(codec)  # transparent for ordinary requests
@@ -305,13 +315,21 @@ class ComposingEngine(PlanEngine):
         plan = res.output
         me = job.req.session.user_id if job.req.session is not None else None
         if self.cfg.referents:
-            named = third_person_user(plan, job.req.text, me, job.perception.slots)
+            if self.person is not None:
+                me_field, finder = self.person
+                named = third_person_user(
+                    plan, job.req.text, me, job.perception.slots, me_field=me_field, finder=finder
+                )
+            else:
+                named = third_person_user(plan, job.req.text, me, job.perception.slots)
             if named is not plan:
                 plan = clean_plan(named, None, job.req.text)  # the repeats it made (profile twice)
         if self.cfg.profile_updates:
             plan = profile_updates(plan, job.perception.masked, job.perception.slots, me)
         if self.cfg.status_words:
             plan = fix_status(plan, job.req.text)
+            if self.enum_words is not None:
+                plan = fix_enums(plan, job.perception.masked, self.enum_words)
         if self.cfg.prune:
             plan = prune_unasked(plan, job.req.text, job.perception.slots)
         if self.cfg.fan_out:

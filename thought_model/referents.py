@@ -17,9 +17,10 @@ request that no step uses. Repeated steps it creates are merged by the composer'
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from tao.contracts import ThoughtPlan
+from tao.contracts import ThoughtPlan, ToolSpec
 from thought_model.perception.normalize import to_simplified
 from thought_model.plan_edit import Draft, build, drafts
 
@@ -28,18 +29,45 @@ _OWN = re.compile(r"我的|我自己|本人|我名下|咱的|咱们的|\b(?:my|m
 _PERSON = {"NAME": "name", "EMAIL": "email", "PHONE": "phone"}
 
 
-def third_person_user(plan: ThoughtPlan, text: str, me: str | None, slots: dict[str, Any]) -> ThoughtPlan:
+def person_lookup(tools: Sequence[ToolSpec], me_kind: str | None) -> tuple[str, str] | None:
+    r"""(the session user's id field, the tool that finds it by name) of a user registry:
+    ``(employee_id, find_employee)`` for the helpdesk; None when no single tool qualifies. The
+    field is the one a lookup tool ``extract``\ s without taking it (its inputs are a name, an
+    email, ...), and ``me_kind`` says the registry has a session-user id at all."""
+    if me_kind is None:
+        return None
+    found = [
+        (out, t.name)
+        for t in tools
+        for out in t.extract
+        if out.endswith("_id")
+        and out not in t.args_schema.get("properties", {})
+        and any(out in u.args_schema.get("properties", {}) for u in tools if u is not t)
+        and {"name", "email"} & set(t.args_schema.get("properties", {}))
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def third_person_user(
+    plan: ThoughtPlan,
+    text: str,
+    me: str | None,
+    slots: dict[str, Any],
+    me_field: str = "user_id",
+    finder: str = "find_user",
+) -> ThoughtPlan:
     """``plan`` with the session user's id replaced by the named person's (module doc); ``plan``
-    itself when the rule does not apply."""
+    itself when the rule does not apply. ``me_field`` / ``finder``: the registry's session-user
+    argument and its lookup tool (the reference domain's by default; :func:`person_lookup`)."""
     t = to_simplified(text)
     if not me or not _THIRD.search(t) or _OWN.search(t):
         return plan
     steps = drafts(plan)
-    mine = [i for i, d in enumerate(steps) if d.arguments.get("user_id") == me]
+    mine = [i for i, d in enumerate(steps) if d.arguments.get(me_field) == me]
     if not mine:
         return plan
-    finder = next((d for d in steps[: mine[0]] if d.tool == "find_user"), None)
-    if finder is None:
+    finder_step = next((d for d in steps[: mine[0]] if d.tool == finder), None)
+    if finder_step is None:
         used = [v for d in steps for v in d.arguments.values()]
         people = [
             (_PERSON[k], v)
@@ -49,12 +77,12 @@ def third_person_user(plan: ThoughtPlan, text: str, me: str | None, slots: dict[
         if len(people) != 1:
             return plan
         arg, value = people[0]
-        finder = Draft("who", "find_user", {arg: value})
-        steps.insert(0, finder)
+        finder_step = Draft("who", finder, {arg: value})
+        steps.insert(0, finder_step)
     for d in steps:
-        if d.arguments.get("user_id") == me:
-            d.arguments["user_id"] = f"${{{finder.key}.user_id}}"
-            if finder.key not in d.dependencies:
-                d.dependencies.append(finder.key)
+        if d.arguments.get(me_field) == me:
+            d.arguments[me_field] = f"${{{finder_step.key}.{me_field}}}"
+            if finder_step.key not in d.dependencies:
+                d.dependencies.append(finder_step.key)
     out = build(plan, steps)
     return out if out is not None else plan

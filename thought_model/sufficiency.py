@@ -80,6 +80,10 @@ def reference_intent_steps() -> dict[str, list[tuple[str, dict[str, Any]]]]:
     return {s.name: [(tool, dict(args)) for tool, args, _ in s.steps] for s in INTENTS}
 
 
+_FIRST_PERSON = re.compile(r"我|咱|\b(?:i|me|my|mine|myself)\b", re.I)
+_THIRD_PERSON = re.compile(r"他|她|\b(?:he|him|his|she|her|they|them|their)\b", re.I)
+"""A user registry's request in the first person: a missing id of the session user's kind is the
+speaker's (``first_person_me``); one about a third person is not."""
 _FREE_KINDS = {"CITY", "NAME", "TEXT", "EMAIL", "PHONE"}
 _BY_NAME = {"city": "CITY", "name": "NAME"}
 _ANY_FREE = {"value"}  # a field whose free text may be any kind (update_user_profile.value)
@@ -120,6 +124,7 @@ class SufficiencyCheck:
         lexicon: Lexicon | None = None,
         config: SufficiencyConfig | None = None,
         value_words: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
+        first_person_me: bool = False,
     ) -> None:
         self.tools = list(tools)
         self.value_words = dict(value_words or {})
@@ -128,6 +133,7 @@ class SufficiencyCheck:
         self.intents = dict(intent_steps or {})
         self.lexicon = lexicon
         self.cfg = config or SufficiencyConfig()
+        self.first_person_me = first_person_me
         self._tokens_cache: dict[tuple[str, str, frozenset[str]], list[str] | None] = {}
 
     # -- grounding -------------------------------------------------------------------------
@@ -197,6 +203,16 @@ class SufficiencyCheck:
                 if v is not None and not (isinstance(v, str) and _PLACEHOLDER.match(v)):
                     continue  # a literal of the intent's plan
                 prop = tool.args_schema.get("properties", {}).get(arg, {})
+                if (
+                    self.first_person_me
+                    and user_known
+                    and text is not None
+                    and _FIRST_PERSON.search(text)
+                    and not _THIRD_PERSON.search(text)
+                    and not _semantic(arg, prop, toks)
+                    and ME_SLOT in (self._tokens(tool, arg, avail | {ME_SLOT}) or [])
+                ):
+                    continue  # "我有没有正在处理的工单": the speaker's own, the session user fills it
                 needs.append((arg, _semantic(arg, prop, toks)))
             used: set[str] = set()
             # scarce arguments first; among equals, the ones the model did not name take the slot
