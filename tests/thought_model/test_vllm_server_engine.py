@@ -7,10 +7,8 @@ the server must equal the CPU engine's, request by request (composed and not).""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -22,6 +20,9 @@ from tao.contracts import SessionState
 from thought_model.checkpoint import DEFAULT_CHECKPOINT
 from thought_model.engine import load_engine
 from thought_model.engine.base import PlanRequest, PlanResult
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+from serve_helpers import ServeProcess, free_port, wait_http
 
 pytestmark = [pytest.mark.vllm, pytest.mark.slow, pytest.mark.timeout(900)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,58 +38,36 @@ TEXTS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _wait(url: str, proc: subprocess.Popen, log: Path, timeout_s: float) -> None:
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            raise AssertionError(
-                f"{log.name}: the process exited {proc.returncode}:\n{log.read_text()[-3000:]}"
-            )
-        try:
-            if httpx.get(url, timeout=2.0).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    raise AssertionError(f"{url} not ready after {timeout_s}s:\n{log.read_text()[-3000:]}")
-
-
-def _start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
-    with log.open("wb") as out:  # the child keeps its own copy of the descriptor
-        return subprocess.Popen(
-            [sys.executable, *args], cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT
-        )
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
     try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(10)
+        wait_http(url, timeout_s, proc)
+    except (RuntimeError, TimeoutError) as exc:
+        raise AssertionError(f"{exc}:\n{log.read_text(errors='replace')[-3000:]}") from None
 
 
 @pytest.fixture(scope="module")
 def vllm_url(tmp_path_factory) -> Iterator[str]:
     pytest.importorskip("vllm")
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("vllm") / "vllm-serve.log"
     args = ["-m", "vllm.entrypoints.openai.api_server", "--model", str(DEFAULT_CHECKPOINT)]
     args += ["--host", "127.0.0.1", "--port", str(port), "--dtype", "float32", "--max-model-len", "256"]
     args += ["--enforce-eager", "--max-num-seqs", "16"]
-    proc = _start(args, {"VLLM_TARGET_DEVICE": "cpu", "VLLM_CPU_KVCACHE_SPACE": "1"}, log)
+    env = {**os.environ, "VLLM_TARGET_DEVICE": "cpu", "VLLM_CPU_KVCACHE_SPACE": "1"}
+    with log.open("wb") as out:  # the child keeps its own copy of the descriptor
+        proc = subprocess.Popen(
+            [sys.executable, *args], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
     try:
         _wait(f"http://127.0.0.1:{port}/v1/models", proc, log, 600)
         yield f"http://127.0.0.1:{port}/v1"
     finally:
-        _stop(proc)
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
 
 
 def _key(r: PlanResult):
@@ -110,18 +89,15 @@ def test_server_plans_equal_the_cpu_engine(vllm_url: str, compose: bool) -> None
 
 
 def test_tao_serve_plans_through_the_model_server(vllm_url: str, tmp_path: Path) -> None:
-    port = _free_port()
-    log = tmp_path / "tao-serve.log"
-    args = ["-m", "tao", "serve", "--port", str(port), "--engine", "vllm-server", "--engine-url", vllm_url]
-    proc = _start(args, {}, log)
+    srv = ServeProcess(["--engine", "vllm-server", "--engine-url", vllm_url], tmp_path / "tao-serve.log")
     try:
-        _wait(f"http://127.0.0.1:{port}/readyz", proc, log, 300)
+        _wait(srv.base + "/readyz", srv.proc, srv.log, 300)
         body = {"request": TEXTS[0], "session": SESSION.model_dump(mode="json", exclude_none=True)}
-        r = httpx.post(f"http://127.0.0.1:{port}/v1/plan", json=body, timeout=60)
+        r = httpx.post(srv.base + "/v1/plan", json=body, timeout=60)
         assert r.status_code == 200, r.text
         plan = r.json()["plan"]
         assert plan["steps"][0]["tool"] == "get_order_status"
         assert plan["steps"][0]["arguments"]["order_id"] == "202611051234567890"
-        assert "vllm-server loaded" in log.read_text()  # the engine the server says it planned with
+        assert "vllm-server loaded" in srv.log_text()  # the engine the server says it planned with
     finally:
-        _stop(proc)
+        srv.stop()

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from tao.contracts import ErrorInfo, ErrorType, InsufficientContext, ThoughtPlan
 from tao.contracts.domain import Domain, Lexicon
-from thought_model.engine.base import PlanRequest
+from thought_model.engine.base import GenerationStats, PlanRequest, PlanResult
 
 
 class PlanCodec(Protocol):
@@ -60,6 +60,26 @@ def error_info_from(exc: BaseException) -> ErrorInfo:
         except Exception:
             pass
     return ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED, message=str(exc)[:500] or type(exc).__name__)
+
+
+def decoded_result(
+    codec: PlanCodec,
+    text: str,
+    request: PlanRequest,
+    ctx: Any,
+    stats: GenerationStats,
+    cut: str | None = None,
+) -> PlanResult:
+    """The result of one finished decode, the same for every engine: ``cut`` (why the output
+    stopped early, e.g. the token limit) gives a typed ``LLM_OUTPUT_MALFORMED``; otherwise the
+    codec parses ``text`` and a parser failure becomes its typed error."""
+    if cut is not None:
+        info = ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED, message=cut)
+        return PlanResult(error=info, stats=stats, text=text)
+    try:
+        return PlanResult(output=codec.parse(text, request, ctx), stats=stats, text=text)
+    except Exception as exc:
+        return PlanResult(error=error_info_from(exc), stats=stats, text=text)
 
 
 def _default_domain() -> Domain:

@@ -25,7 +25,7 @@ from tao.contracts import ErrorInfo, ErrorType
 from thought_model.checkpoint import checkpoint_domain
 from thought_model.engine.base import PlanEngine, PlanRequest, PlanResult
 from thought_model.engine.batcher import BatcherConfig, DynamicBatcher
-from thought_model.engine.codec import PlanCodec, default_codec, error_info_from
+from thought_model.engine.codec import PlanCodec, decoded_result, default_codec
 from thought_model.engine.decode import DecodeBatch, DecodeConfig, Decoder, Row
 from thought_model.engine.lean import LeanLlama
 from thought_model.engine.scheduler import ContinuousBatcher, SchedulerConfig
@@ -276,13 +276,5 @@ class CpuEngine(PlanEngine):
                 "length": f"output exceeded {row.max_new} tokens (max_new_tokens or context window)",
                 "grammar": "no token allowed by the grammar",
             }[row.error]
-            return PlanResult(
-                error=ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED, message=msg),
-                stats=row.stats,
-                text=text,
-            )
-        try:
-            output = self.codec.parse(text, req, row.ctx)
-        except Exception as exc:
-            return PlanResult(error=error_info_from(exc), stats=row.stats, text=text)
-        return PlanResult(output=output, stats=row.stats, text=text)
+            return decoded_result(self.codec, text, req, row.ctx, row.stats, cut=msg)
+        return decoded_result(self.codec, text, req, row.ctx, row.stats)

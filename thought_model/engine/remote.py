@@ -18,7 +18,7 @@ deadline ``BUDGET_EXHAUSTED``, a cut or unparsable output ``LLM_OUTPUT_MALFORMED
 does not retry: the loop's self-correction and the caller's retry policy own that.
 
 The official ``openai`` client makes the calls (``max_retries=0``; one pooled HTTP client per
-event loop).
+event loop; the synchronous ``generate`` runs the batch on a loop of its own).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 from tao.contracts import ErrorInfo, ErrorType
 from thought_model.checkpoint import checkpoint_domain
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
-from thought_model.engine.codec import PlanCodec, default_codec, error_info_from
+from thought_model.engine.codec import PlanCodec, decoded_result, default_codec, error_info_from
 
 
 @dataclass
@@ -45,7 +45,6 @@ class RemoteEngineConfig:
     api_key: str = "EMPTY"  # vLLM accepts any key unless started with --api-key
     timeout_s: float = 30.0  # per request, unless the request's deadline is shorter
     max_new_tokens: int = 512  # capped by the server's max_model_len minus the prompt
-    sync_workers: int = 16  # threads of the synchronous generate()
 
 
 class RemoteEngineError(RuntimeError):
@@ -166,29 +165,18 @@ class VllmServerEngine(PlanEngine):
         return PlanResult(error=error_info_from(exc))
 
     def _finish(self, req: PlanRequest, ctx: Any, resp: Any, t0: float) -> PlanResult:
-        ms = (time.perf_counter() - t0) * 1000.0
         choice = resp.choices[0] if resp.choices else None
-        usage = resp.usage
-        gen = usage.completion_tokens if usage else 0
+        gen = resp.usage.completion_tokens if resp.usage else 0
         stats = GenerationStats(
-            prompt_tokens=usage.prompt_tokens if usage else 0, generated_tokens=gen, forward_passes=gen, ms=ms
+            prompt_tokens=resp.usage.prompt_tokens if resp.usage else 0,
+            generated_tokens=gen,
+            forward_passes=gen,
+            ms=(time.perf_counter() - t0) * 1000.0,
         )
         if choice is None:
-            return PlanResult(
-                error=_error(ErrorType.LLM_OUTPUT_MALFORMED, "model server returned no choice"), stats=stats
-            )
-        text = choice.text or ""
-        if choice.finish_reason == "length":
-            msg = f"output exceeded {stats.generated_tokens} tokens"
-            return PlanResult(
-                error=ErrorInfo(error_type=ErrorType.LLM_OUTPUT_MALFORMED, message=msg),
-                stats=stats,
-                text=text,
-            )
-        try:
-            return PlanResult(output=self.codec.parse(text, req, ctx), stats=stats, text=text)
-        except Exception as exc:
-            return PlanResult(error=error_info_from(exc), stats=stats, text=text)
+            return decoded_result(self.codec, "", req, ctx, stats, cut="model server returned no choice")
+        cut = f"output exceeded {gen} tokens" if choice.finish_reason == "length" else None
+        return decoded_result(self.codec, choice.text or "", req, ctx, stats, cut=cut)
 
     async def _one(self, req: PlanRequest) -> PlanResult:
         t0 = time.perf_counter()
@@ -202,27 +190,24 @@ class VllmServerEngine(PlanEngine):
             return self._failure(exc)
         return self._finish(req, ctx, resp, t0)
 
-    def _one_sync(self, req: PlanRequest) -> PlanResult:
-        t0 = time.perf_counter()
-        prepared = self._body(req)
-        if isinstance(prepared, PlanResult):
-            return prepared
-        kwargs, ctx = prepared
-        try:
-            resp = self._sync.completions.create(**kwargs)
-        except Exception as exc:
-            return self._failure(exc)
-        return self._finish(req, ctx, resp, t0)
-
     # ------------------------------------------------------------------ the interface
     async def agenerate(self, requests: list[PlanRequest]) -> list[PlanResult]:
         """Every request in flight at once: the server batches them (continuous batching)."""
         return list(await asyncio.gather(*(self._one(r) for r in requests)))
 
     def generate(self, requests: list[PlanRequest]) -> list[PlanResult]:
+        """The batch on an event loop of its own (in a helper thread, so a caller that runs a loop
+        is fine), its client closed before that loop ends."""
+
+        async def run() -> list[PlanResult]:
+            try:
+                return await self.agenerate(requests)
+            finally:
+                await self.aclose()
+
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(self.cfg.sync_workers, thread_name_prefix="tao-remote")
-        return list(self._pool.map(self._one_sync, requests))
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="tao-remote")
+        return self._pool.submit(asyncio.run, run()).result()
 
     async def aclose(self) -> None:
         """Close the pooled client of the running event loop (call before that loop ends)."""

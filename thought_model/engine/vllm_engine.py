@@ -19,7 +19,7 @@ from typing import Any
 from tao.contracts import ErrorInfo, ErrorType
 from thought_model.checkpoint import checkpoint_domain
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
-from thought_model.engine.codec import PlanCodec, default_codec, error_info_from
+from thought_model.engine.codec import PlanCodec, decoded_result, default_codec
 
 
 @dataclass
@@ -156,20 +156,8 @@ class VllmEngine(PlanEngine):
             jump_forward_tokens=0,
             ms=ms,
         )
-        text = comp.text
-        if comp.finish_reason == "length":
-            return PlanResult(
-                error=ErrorInfo(
-                    error_type=ErrorType.LLM_OUTPUT_MALFORMED,
-                    message=f"output exceeded {self.cfg.max_new_tokens} tokens",
-                ),
-                stats=stats,
-                text=text,
-            )
-        try:
-            return PlanResult(output=self.codec.parse(text, req, ctx), stats=stats, text=text)
-        except Exception as exc:
-            return PlanResult(error=error_info_from(exc), stats=stats, text=text)
+        cut = f"output exceeded {self.cfg.max_new_tokens} tokens" if comp.finish_reason == "length" else None
+        return decoded_result(self.codec, comp.text, req, ctx, stats, cut=cut)
 
     def close(self) -> None:
         llm = getattr(self, "llm", None)
