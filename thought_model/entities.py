@@ -196,6 +196,10 @@ _CUE = re.compile(
     r"|for the purpose of)(?![A-Za-z]))\s*",
     re.I,
 )
+_SHORT_CUE = re.compile(r"抬头|标题|主题|题目|名称|title|subject|header|heading", re.I)
+"""Cues of short one-phrase fields: their value ends at the first comma (bodies, reasons and
+descriptions run on to the sentence's end, :func:`~thought_model.perception.textend.cued_text_end`)."""
+
 _CONNECTOR = re.compile(r"\s(?:and then|then|and also|also|after that)\s|然后|接着|另外|顺便")
 """Where free text after a word cue ends, besides :func:`~thought_model.perception.textend.cued_text_end`:
 a connector that starts the next ask ("open a ticket about X and then check it", "问题是X然后查一下").
@@ -849,7 +853,11 @@ def perceive(
             + [e.start for e in spans.items if e.start >= a]
             + [c.start() for c in cues[j + 1 :]]
         )
-        t = text[a : cued_text_end(text, a, min(stops), rules.field_piece)]
+        end = cued_text_end(text, a, min(stops), rules.field_piece)
+        if _SHORT_CUE.search(m.group()):  # a title / subject / invoice header ends at its first comma
+            comma = re.search(r"[，,、]", text[a:end])
+            end = a + comma.start() if comma else end
+        t = text[a:end]
         if t and spans.free(a, a + len(t)):
             spans.add("TEXT", a, a + len(t), text, t)
     has_text = any(e.type == "TEXT" for e in spans.items)

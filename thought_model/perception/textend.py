@@ -30,9 +30,11 @@ _NEXT_ASK = re.compile(
     r"^\s*(?:另外|然后|接着|顺便|顺带|再|还有|还要|同时|并且|以及|对了|完了|帮我|帮忙|麻烦|请你|请帮|给我|"
     r"[帮给](?=\S{1,10}?(?:开个|开一个|提个|提一个|重置|申请))|"
     r"正文|内容|标题|主题|题目|抬头|说明|备注|原因|理由|附件|"
+    r"请?(?:尽快|尽早|马上|赶紧|抓紧)|(?:开|弄|办|做|处理|建)好(?:了|后|之后|以后)?|"
     r"查|看看|看下|取消|退款|退|发个|发封|发给|订|预订|开个|开张|建个|加个|报销|提交|抄送|邀请|叫上|拉上|"
     r"(?:and\s+)?(?:then|also|plus|after that|please|pls|can you|could you|check|book|find|send|cancel|"
-    r"refund|submit|list|show|get|create|schedule|invite|cc|subject|body|title|description|reason|header)(?![A-Za-z]))",
+    r"refund|submit|list|show|get|create|schedule|invite|cc|subject|body|title|description|reason|header|"
+    r"starting|starts|lasting|ending)(?![A-Za-z]))",
     re.I,
 )
 """A comma piece that starts another ask, a connective or another field."""
@@ -43,10 +45,11 @@ _WHEN = re.compile(
     r"[0-9零一二两三四五六七八九十半]+\s?(?:个)?(?:点|小时|钟头|分钟|人|位|号)|时长|一共|总共)"
     r"|(?:today|tomorrow|tonight|tmrw)(?![A-Za-z])|(?:(?:next|this|on)\s+)?(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*day(?![A-Za-z])"
     r"|(?:on|at|from|by)\s+[0-9]|for\s+(?:[0-9]|an?\s+hour|half|one|two|three)"
-    r"|[0-9]+\s?(?:am|pm|min|mins|minutes|hours?|h|people|persons|pax)(?![A-Za-z]))",
+    r"|[0-9]+\s?(?:am|pm|min|mins|minutes|hours?|h|people|persons|pax)(?![A-Za-z])"
+    r"|[¥$€£]\s?[0-9]|[0-9]+(?:\.[0-9]+)?\s*(?:元|块|rmb|yuan|usd|dollars?|bucks|eur|euros?)?\s*$)",
     re.I,
 )
-"""A comma piece that starts with a time, a day, a duration or a count: another field."""
+"""A comma piece that starts with a time, a day, a duration or a count, or is an amount: another field."""
 
 
 def is_sign_off(piece: str) -> bool:
