@@ -31,6 +31,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _tree_ticks(pid: int, top: bool = False) -> int:
+    """utime+stime clock ticks of ``pid`` and its live descendants (a child that has gone since is
+    not counted; ``top``: errors reading ``pid`` itself are raised)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = int(fields[11]) + int(fields[12])
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except (OSError, IndexError, ValueError):
+        if top:
+            raise
+        return 0
+    return ticks + sum(_tree_ticks(int(k)) for k in kids)
+
+
 @dataclass
 class Service:
     """A subprocess HTTP service on 127.0.0.1:``port``."""
@@ -103,12 +117,12 @@ class Service:
             self.proc.wait()
 
     def cpu_seconds(self) -> float | None:
-        """User+system CPU time of the service process so far (Linux /proc), None if unknown."""
+        """User+system CPU time of the service process so far (Linux /proc), None if unknown;
+        its live child processes included (``tao serve --workers N``: the workers)."""
         if self.proc is None:
             return None
         try:
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            return _tree_ticks(self.proc.pid, top=True) / os.sysconf("SC_CLK_TCK")
         except (OSError, IndexError, ValueError):
             return None
 

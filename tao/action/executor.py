@@ -223,7 +223,8 @@ class ToolExecutor:
                     break
                 self.stats["retries"] += 1
                 await asyncio.sleep(jitter(self.rng, self.config.jitter_s))
-            result = result.model_copy(update={"attempts": attempts})
+            if result.attempts != attempts:  # a copy only when it changes (1 attempt: the default)
+                result = result.model_copy(update={"attempts": attempts})
         et = result.error_info.error_type if result.error_info else None
         if et in FALLBACK_ON and spec.fallback_tool and self.config.use_fallback and depth < 2:
             fb = await self._fallback(spec, args, ctx, depth)
@@ -267,6 +268,8 @@ class ToolExecutor:
                     message=f"no result within {timeout:.3f} s",
                 ),
             )
+        if res.idempotency_key == key and res.step_id == ctx.step_id:
+            return res  # the transport set both already (an unkeyed call of this step): no copy
         return res.model_copy(update={"idempotency_key": key, "step_id": ctx.step_id})
 
     async def _fallback(

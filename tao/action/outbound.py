@@ -73,8 +73,25 @@ _REJECT_RULES = (
 EXPECTED_PLAIN = "plain text (x-tao-outbound: reject): no HTML tag, event handler, character reference, javascript:/vbscript:/data: link or Markdown link"
 
 
+_FIELDS: dict[int, tuple[ToolSpec, Any, dict[str, OutboundMode]]] = {}
+_MAX_FIELDS = 1024
+
+
 def outbound_fields(spec: ToolSpec) -> dict[str, OutboundMode]:
-    """The contract's outbound arguments and their modes (top-level properties of the arguments)."""
+    """The contract's outbound arguments and their modes (top-level properties of the arguments).
+    Read it, never change it: the map is kept per contract object (each call of a tool asks for it
+    twice), found again only while the spec and its ``args_schema`` are the same objects."""
+    held = _FIELDS.get(id(spec))
+    if held is not None and held[0] is spec and held[1] is spec.args_schema:
+        return held[2]
+    out = _outbound_fields(spec)
+    if len(_FIELDS) >= _MAX_FIELDS:
+        _FIELDS.clear()
+    _FIELDS[id(spec)] = (spec, spec.args_schema, out)
+    return out
+
+
+def _outbound_fields(spec: ToolSpec) -> dict[str, OutboundMode]:
     props = spec.args_schema.get("properties")
     out: dict[str, OutboundMode] = {}
     if not isinstance(props, dict):

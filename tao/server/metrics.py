@@ -38,6 +38,7 @@ UNMATCHED = "other"
 OTHER = "other"
 MAX_ENDPOINT_SERIES = 64
 MAX_TENANT_SERIES = 50
+MAX_CACHED_CHILDREN = 4096  # raw label sets whose child is remembered (the rest looked up each time)
 
 
 class BoundedLabel:
@@ -122,13 +123,23 @@ class _EndpointBounded:
 
     def __init__(self, metric: Any) -> None:
         self._metric = metric
+        # (args, kwargs) as given -> the child: a request's labels are looked up once, not bounded,
+        # validated and locked again (prometheus_client's labels() does all three on every call)
+        self._children: dict[tuple, Any] = {}
 
     def labels(self, *args: str, **kwargs: str) -> Any:
+        key = (args, tuple(kwargs.items()))
+        child = self._children.get(key)
+        if child is not None:
+            return child
         if args:
             args = (_bound_endpoint(args[0]), *args[1:])
         elif "endpoint" in kwargs:
             kwargs["endpoint"] = _bound_endpoint(kwargs["endpoint"])
-        return self._metric.labels(*args, **kwargs)
+        child = self._metric.labels(*args, **kwargs)
+        if len(self._children) < MAX_CACHED_CHILDREN:
+            self._children[key] = child
+        return child
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._metric, name)

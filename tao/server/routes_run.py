@@ -280,6 +280,10 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         finally:
             await keyed.release()
 
+    from tao.server.direct_route import install as install_direct
+
+    install_direct(app, "POST", "/v1/run", run)  # the replay hot path skips the router's scan
+
     async def _run(
         request: Request, body: RunBody, session: SessionState, thought_id: str | None
     ) -> Response:
