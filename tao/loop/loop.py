@@ -282,8 +282,8 @@ class TaoLoop:
             t = time.perf_counter()
             with traj.chat_span(self.planner.name) as span:
                 try:
-                    out = await asyncio.wait_for(
-                        self.planner.plan(
+                    async with asyncio.timeout(remaining):  # in this task (wait_for made one per plan)
+                        out = await self.planner.plan(
                             carry.request if carry is not None else request,
                             session,
                             tools=pre.tools
@@ -292,9 +292,7 @@ class TaoLoop:
                             strict=strict
                             or (pre is not None and pre.tools is not None),  # routed: grammar = subset
                             deadline_s=remaining,
-                        ),
-                        remaining,
-                    )
+                        )
                 except TimeoutError:
                     return (
                         None,
