@@ -72,6 +72,8 @@ def _targets(d: Delta, schema: Mapping[str, Any], used: Mapping[str, Any]) -> li
         names = [k for k, p in props.items() if "amount" in k and accepts(p, d.value)]
     elif d.type == "CITY":
         names = [k for k, p in props.items() if "city" in k and accepts(p, d.value)]
+    elif d.type == "EMAIL":  # "same email to c@d.com": the recipient (or a finding step's email)
+        names = [k for k, p in props.items() if k in ("to", "email") and accepts(p, d.value)]
     elif d.type.startswith("ENUM:"):  # a filter value ("refunded", "已取消") of the named argument
         arg = d.type.removeprefix("ENUM:")
         names = [arg] if arg in props and accepts(props[arg], d.value) else []

@@ -270,7 +270,7 @@ class CarryOver:
         return plan.model_copy(update={"steps": steps})
 
     def _complete(self, carry: Carry, ins: InsufficientContext) -> ThoughtPlan | InsufficientContext:
-        best: tuple[tuple[int, int, int], str, dict[str, Any]] | None = None
+        best: tuple[tuple[int, int, int, int], str, dict[str, Any]] | None = None
         intent_words = set((ins.intent or "").split("_"))
         for tool, schema in self.schemas.items():
             req = list(schema.get("required") or [])
@@ -280,11 +280,12 @@ class CarryOver:
             if not all(k in slots for k in req):
                 continue
             ref_in = int(bool(carry.ref) and carry.ref["name"] in req) if carry.ref else 0
-            score = (int(ins.intent == tool), ref_in, len(intent_words & set(tool.split("_"))))
+            own = sum(1 for d in carry.followup.deltas if d.type != "DATE" and _targets(d, schema, {}))
+            score = (int(ins.intent == tool), ref_in, own, len(intent_words & set(tool.split("_"))))
             if best is None or score > best[0]:
                 args = {k: v for k, v in slots.items() if k in req or tool in carry.prev_tools}
                 best = (score, tool, args)
-        if best is None or (best[0] == (0, 0, 0)):
+        if best is None or (best[0] == (0, 0, 0, 0)):
             carry.notes.append(f"insufficient {ins.required_fields}: the snapshot does not complete it")
             return ins
         _, tool, args = best
