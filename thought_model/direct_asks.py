@@ -97,7 +97,8 @@ _LIST_EN = re.compile(
     r"(?<![A-Za-z])(?:all|every|any|each)(?:\s+(?:of\s+)?(?:my|mine|the))?\s+(?:[a-z]+\s+)?"
     r"(?P<n>invoices?|bills?|reimbursements?(?:\s+(?:requests?|claims?))?|expense\s+claims?|expenses?|claims?|orders?)(?![A-Za-z])"
     rf"|(?<![A-Za-z])(?:list|show|see|view)(?![A-Za-z]).*?(?P<n2>{_NOUNS_EN})(?![A-Za-z])"
-    rf"|(?<![A-Za-z])my\s+(?P<n3>{_NOUNS_EN})(?![A-Za-z])",
+    rf"|(?<![A-Za-z])my\s+(?P<n3>{_NOUNS_EN})(?![A-Za-z])"
+    rf"|^\s*(?P<n4>{_NOUNS_EN})\s+(?:from|in|over|for|since|during|of)(?![A-Za-z])",
     re.I,
 )
 _LIST_ZH = re.compile(

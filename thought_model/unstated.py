@@ -63,6 +63,10 @@ def unstated_fields(out: InsufficientContext, masked: str) -> InsufficientContex
         and set(fields) <= {"field", "value"}
     ):
         return InsufficientContext(required_fields=["field", "value"], intent="update_user_profile")
-    if fields == ["body"] and _BODY_CUE.search(masked) and masked.count("<TEXT") == 1:
+    if (
+        set(fields) in ({"body"}, {"subject", "body"})
+        and _BODY_CUE.search(masked)
+        and masked.count("<TEXT") == 1
+    ):
         return InsufficientContext(required_fields=["subject"], intent=out.intent)
     return out

@@ -61,6 +61,7 @@ def test_unmasked_gives_the_normalized_text_back() -> None:
         ("list my claims from last month", "list_expenses"),
         ("我的发票都列一下", "list_invoices"),
         ("看看我所有的报销单", "list_expenses"),
+        ("expenses from the past 30 days", "list_expenses"),
     ],
 )
 def test_list_all(text: str, tool: str) -> None:

@@ -113,6 +113,7 @@ def test_describe_is_no_description_cue() -> None:
         ("帮我取消订单 712345678012345670，原因就写“不想要了”", "TEXT", ["不想要了"]),
         ("invoice for order 512345678012345670 made out to Blue River Inc", "TEXT", ["Blue River Inc"]),
         ("孙悦改下城市，改成南京", "NAME", ["孙悦"]),
+        ("取消订单，原因不明", "TEXT", []),
         ("find user anna schmidt", "NAME", ["Anna Schmidt"]),
         ("明天上午去环球影城玩，帮我查下北京明天天气", "CITY", ["北京"]),
     ],

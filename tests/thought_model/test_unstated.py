@@ -48,3 +48,5 @@ def test_said_text_is_the_body() -> None:
     ic = InsufficientContext(required_fields=["body"], intent="send_email")
     assert unstated_fields(ic, "给 <EMAIL1> 发个邮件，就说<TEXT1>").required_fields == ["subject"]
     assert unstated_fields(ic, "给 <EMAIL1> 发个邮件，主题<TEXT1>").required_fields == ["body"]
+    both = InsufficientContext(required_fields=["subject", "body"], intent="send_email")
+    assert unstated_fields(both, "给 <EMAIL1> 发封邮件，就说<TEXT1>").required_fields == ["subject"]
