@@ -1,6 +1,5 @@
-//! Parallel batch checks (rayon). Callers release the GIL around these.
-use rayon::prelude::*;
-
+//! Parallel batch checks ([`crate::pool`], rayon when the pool is taken). Callers release the
+//! GIL around these.
 use crate::contract::Contract;
 use crate::error::InputError;
 use crate::observation::Observation;
@@ -10,11 +9,13 @@ use crate::observation::Observation;
 /// against 2.8 µs/doc sequentially on the 2-core VM).
 pub const PARALLEL_MIN_BYTES: usize = 32 * 1024;
 
-/// Bytes of documents per rayon task (small documents are grouped).
-pub const TASK_BYTES: usize = 16 * 1024;
+/// The least bytes of documents a thread claims at once (the pool claims a share of what is left,
+/// down to this: a run of small documents then takes a few µs, so the threads end a batch within
+/// a few µs of each other).
+pub const TASK_BYTES: usize = 2 * 1024;
 
 /// How to split a batch of `n` documents of `total_bytes`: `None` = run it on the calling thread,
-/// `Some(k)` = in parallel with at least `k` documents per rayon task.
+/// `Some(k)` = in parallel in chunks of `k` documents.
 pub fn grouping(n: usize, total_bytes: usize) -> Option<usize> {
     if n < 2 || total_bytes < PARALLEL_MIN_BYTES {
         return None;
@@ -29,6 +30,6 @@ pub fn check_many<'c, T: AsRef<[u8]> + Sync>(contract: &'c Contract, docs: &[T],
     let total: usize = docs.iter().map(|d| d.as_ref().len()).sum();
     match grouping(docs.len(), total) {
         None => docs.iter().map(|d| contract.check_bytes(d.as_ref(), soft)).collect(),
-        Some(min_len) => docs.par_iter().with_min_len(min_len).map(|d| contract.check_bytes(d.as_ref(), soft)).collect(),
+        Some(chunk) => crate::pool::par_map(docs, chunk, |d| contract.check_bytes(d.as_ref(), soft)),
     }
 }

@@ -18,6 +18,7 @@ pub mod observation;
 pub mod parse;
 pub mod plan;
 pub mod pointer;
+pub mod pool;
 pub mod project;
 pub mod rules;
 pub mod schema;

@@ -268,8 +268,7 @@ impl ObservationChecker {
 
 fn many(shared: &Arc<Shared>, items: &Bound<'_, PyAny>, soft: Option<f64>, errors: &str) -> PyResult<ObservationBatch> {
     let raise = batch::raise_mode(errors)?;
-    let (held, results) = batch::scan_all(&shared.contract, items, soft)?;
-    ObservationBatch::new(items.py(), shared, held, results, raise)
+    ObservationBatch::check(shared, items, soft, raise)
 }
 
 /// Module-level `check_many(checker, items, *, soft=None, errors="observe")`.

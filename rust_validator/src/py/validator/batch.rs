@@ -1,13 +1,13 @@
 //! `check_batch`: many ActionResults against one contract. The items are read once under the
 //! GIL (`bytes`/`str` in place, `bytearray`/`memoryview` copied, other objects converted; an
-//! item that cannot be read becomes its own input error), checked in parallel with rayon with
+//! item that cannot be read becomes its own input error), checked in parallel ([`crate::pool`]) with
 //! the GIL released (on this thread for small batches, see [`crate::batch::grouping`]), and the
 //! result objects are created under the GIL afterwards, in order.
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use serde_json::Value;
 
 use super::convert::{input_err, py_to_value, raw_json, StrIs};
@@ -17,34 +17,60 @@ use crate::contract::Contract;
 use crate::error::{InputError, InputErrorKind};
 use crate::fast::observe::Outcome;
 
-/// One item of a batch, as read under the GIL.
+/// One item of a batch, as read under the GIL (two words and a tag: the batch keeps one a
+/// document, so the rare kinds are boxed).
 enum Input<'a> {
     /// A `bytes`/`str` item's JSON text, read in place (the object is immutable: a pass keeps a
     /// reference to it and builds its values on first read).
     Text(&'a [u8]),
     /// A mutable buffer's copy of its JSON text (`bytearray`, `memoryview`): built at once.
-    Copy(Vec<u8>),
+    Copy(Box<[u8]>),
     /// A Python value converted to JSON.
-    Value(Value),
+    Value(Box<Value>),
     /// An item that cannot be read (a lone surrogate, a `set`, `nan`): its own input error.
-    Bad(InputError),
+    Bad(Box<InputError>),
 }
 
-fn read<'a>(it: &'a Bound<'_, PyAny>, c: &Contract) -> PyResult<Input<'a>> {
+impl Input<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Input::Text(b) => b.len(),
+            Input::Copy(b) => b.len(),
+            Input::Value(_) | Input::Bad(_) => 0,
+        }
+    }
+}
+
+/// `x` for as long as `'t`.
+///
+/// SAFETY (callers): `x` is the buffer of an immutable `bytes`/`str` object (its bytes, or its
+/// cached UTF-8) that a tuple alive for `'t` holds a reference to.
+unsafe fn held_for<'t>(x: &[u8]) -> &'t [u8] {
+    unsafe { &*(x as *const [u8]) }
+}
+
+/// Item `it` of the batch's tuple (alive for `'t`).
+fn read<'t>(it: &Bound<'_, PyAny>, c: &Contract) -> PyResult<Input<'t>> {
     if let Ok(b) = it.cast::<PyBytes>() {
-        return Ok(Input::Text(b.as_bytes()));
+        // SAFETY: a `bytes` object's buffer, and the tuple holds the object (see `held_for`).
+        return Ok(Input::Text(unsafe { held_for(b.as_bytes()) }));
     }
     if let Ok(s) = it.cast::<PyString>() {
         return Ok(match s.to_str() {
-            Ok(t) => Input::Text(t.as_bytes()),
-            Err(_) => Input::Bad(InputError::new(InputErrorKind::InvalidUtf8, "", "str is not valid UTF-8 (lone surrogate)")),
+            // SAFETY: the `str`'s cached UTF-8, kept with the object the tuple holds.
+            Ok(t) => Input::Text(unsafe { held_for(t.as_bytes()) }),
+            Err(_) => Input::Bad(Box::new(InputError::new(
+                InputErrorKind::InvalidUtf8,
+                "",
+                "str is not valid UTF-8 (lone surrogate)",
+            ))),
         });
     }
     Ok(match raw_json(it, StrIs::Json)? {
-        Some(raw) => Input::Copy(raw.bytes().to_vec()),
+        Some(raw) => Input::Copy(raw.bytes().into()),
         None => match py_to_value(it, &c.limits) {
-            Ok(v) => Input::Value(v),
-            Err(e) => Input::Bad(e),
+            Ok(v) => Input::Value(Box::new(v)),
+            Err(e) => Input::Bad(Box::new(e)),
         },
     })
 }
@@ -60,8 +86,8 @@ fn scan<'c>(c: &'c Contract, input: &Input<'_>, soft: Option<f64>) -> Result<Out
             },
             full => Ok(full),
         },
-        Input::Value(v) => c.check_value(v.clone(), soft).map(|o| Outcome::Full(Box::new(o))),
-        Input::Bad(e) => Err(e.clone()),
+        Input::Value(v) => c.check_value(Value::clone(v), soft).map(|o| Outcome::Full(Box::new(o))),
+        Input::Bad(e) => Err(InputError::clone(e)),
     }
 }
 
@@ -74,50 +100,56 @@ pub fn raise_mode(errors: &str) -> PyResult<bool> {
     }
 }
 
-/// What the scan of a batch gives: a reference to every item (in order) and its outcome.
-pub type Scanned<'c> = (Vec<Py<PyAny>>, Vec<Result<Outcome<'c>, InputError>>);
+/// The items of a batch as one tuple: a reference to every item (in order), so their buffers
+/// outlive the GIL-free scan even if the caller's list is changed meanwhile by another thread. A
+/// list is copied by CPython in one call; a tuple is itself.
+pub fn hold<'py>(items: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+    if let Ok(t) = items.cast::<PyTuple>() {
+        return Ok(t.clone());
+    }
+    if let Ok(list) = items.cast::<PyList>() {
+        return Ok(list.to_tuple());
+    }
+    let all = items.try_iter()?.collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(items.py(), all)
+}
 
-/// Read every item under the GIL, then check them all (in parallel with the GIL released when the
-/// batch is large enough). The outcomes borrow the contract only.
-pub fn scan_all<'c>(c: &'c Contract, items: &Bound<'_, PyAny>, soft: Option<f64>) -> PyResult<Scanned<'c>> {
-    let py = items.py();
-    // A reference to every item, so their buffers outlive the GIL-free scan even if the caller's
-    // list is changed meanwhile by another thread.
-    let held: Vec<Py<PyAny>> = match items.cast::<PyList>() {
-        Ok(list) => list.iter().map(Bound::unbind).collect(),
-        Err(_) => items.try_iter()?.map(|it| it.map(Bound::unbind)).collect::<PyResult<_>>()?,
-    };
-    let results = {
-        let bound: Vec<&Bound<'_, PyAny>> = held.iter().map(|h| h.bind(py)).collect();
-        let inputs: Vec<Input<'_>> = bound.iter().map(|it| read(it, c)).collect::<PyResult<_>>()?;
-        let n = inputs.len();
-        let total: usize = inputs
-            .iter()
-            .map(|i| match i {
-                Input::Text(b) => b.len(),
-                Input::Copy(b) => b.len(),
-                Input::Value(_) | Input::Bad(_) => 0,
-            })
-            .sum();
-        match crate::batch::grouping(n, total) {
-            None => inputs.iter().map(|input| scan(c, input, soft)).collect(),
-            Some(min_len) => {
-                use rayon::prelude::*;
-                py.detach(|| inputs.par_iter().with_min_len(min_len).map(|input| scan(c, input, soft)).collect())
-            }
-        }
-    };
-    Ok((held, results))
+/// Check every item of `held` (read under the GIL, then checked in parallel with the GIL
+/// released when the batch is large enough) and `wrap` each outcome (on the thread that checked
+/// it). The outcomes borrow the contract only.
+pub fn scan_all<'c, R: Send>(
+    c: &'c Contract,
+    held: &Bound<'_, PyTuple>,
+    soft: Option<f64>,
+    wrap: impl Fn(Result<Outcome<'c>, InputError>) -> R + Sync,
+) -> PyResult<Vec<R>> {
+    let mut inputs: Vec<Input<'_>> = Vec::with_capacity(held.len());
+    let mut total = 0;
+    for it in held.iter_borrowed() {
+        let input = read(&it, c)?;
+        total += input.len();
+        inputs.push(input);
+    }
+    let one = |input: &Input<'_>| wrap(scan(c, input, soft));
+    Ok(match crate::batch::grouping(inputs.len(), total) {
+        None => inputs.iter().map(one).collect(),
+        Some(chunk) => held.py().detach(|| crate::pool::par_map(&inputs, chunk, one)),
+    })
 }
 
 pub fn batch<'py>(shared: &Arc<Shared>, items: &Bound<'py, PyAny>, soft: Option<f64>, errors: &str)
     -> PyResult<Bound<'py, PyList>> {
     let py = items.py();
     let raise = raise_mode(errors)?;
-    let (held, results) = scan_all(&shared.contract, items, soft)?;
+    let held = hold(items)?;
+    let results = scan_all(&shared.contract, &held, soft, |r| r)?;
     let make = |i: usize, r: Result<Outcome<'_>, InputError>| -> PyResult<Py<PyAny>> {
         Ok(match r {
-            Ok(Outcome::Passed(p)) => Py::new(py, PyObservation::passed(shared, held[i].clone_ref(py), p))?.into_any(),
+            Ok(Outcome::Passed(p)) => {
+                // SAFETY: `i` < len: one result per item of `held`.
+                let text = unsafe { held.get_borrowed_item_unchecked(i) }.to_owned().unbind();
+                Py::new(py, PyObservation::passed(shared, text, p))?.into_any()
+            }
             Ok(Outcome::Full(obs)) => Py::new(py, PyObservation::from_box(shared, obs))?.into_any(),
             Err(e) if raise => return Err(input_err(py, e)),
             Err(e) => input_error_observation(py, &e)?.into_any().unbind(),

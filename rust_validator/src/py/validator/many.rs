@@ -1,15 +1,16 @@
 //! `ObservationBatch`: the columnar result of `check_many`. ONE Python object per batch holds
-//! the Rust outcome of every item (and a reference to every item, as the list path does), so a
+//! the Rust outcome of every item (and the tuple of the items, as the list path does), so a
 //! batch allocates no per-document Python object until a document's result is asked for. The
 //! verdicts come out as one `list[bool]` (`valid`); `batch[i]` builds, once, the same result
 //! `check_batch` gives for item `i` (an `Observation`, or the input-error dict) and caches it.
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyList, PySlice};
+use pyo3::types::{PyList, PySlice, PyTuple};
 
+use super::batch::{hold, scan_all};
 use super::convert::input_err;
 use super::lazy::{Observation as PyObservation, Shared};
 use super::output::input_error_observation;
@@ -37,49 +38,62 @@ impl Entry {
     }
 }
 
+impl Entry {
+    /// The entry of an outcome of `contract`.
+    ///
+    /// SAFETY (callers): `contract` is `shared.contract` of the batch that will own the entry.
+    /// A core `Observation<'c>` borrows only from the `Contract` that produced it; that contract
+    /// lives in the `Arc` the batch holds, is never mutated (no `&mut` access exists to an
+    /// `Arc<Shared>`), and `entries` is dropped before the `Arc` (field order); an entry is only
+    /// ever cloned into a `lazy::Observation`, which holds the same `Arc`. So `'static` stands for
+    /// the life of the batch (as in `lazy::Observation::from_box`).
+    unsafe fn of(r: Result<Outcome<'_>, InputError>) -> Self {
+        match r {
+            Ok(Outcome::Passed(p)) => Entry::Passed(p),
+            Ok(Outcome::Full(obs)) => Entry::Full(unsafe {
+                std::mem::transmute::<Box<CoreObservation<'_>>, Box<CoreObservation<'static>>>(obs)
+            }),
+            Err(e) => Entry::Bad(e),
+        }
+    }
+}
+
 /// The result of `check_many` (see the module docs).
 #[pyclass(frozen, sequence, module = "rust_validator._native")]
 pub struct ObservationBatch {
     // Declared before `shared` so it is dropped first: `Entry::Full` points into `shared.contract`.
     entries: Vec<Entry>,
-    held: Vec<Py<PyAny>>,
-    built: Box<[PyOnceLock<Py<PyAny>>]>,
+    /// The items, in order (`bytes`/`str` passes build their values from them).
+    held: Py<PyTuple>,
+    /// The built results, allocated on the first access to any of them.
+    built: OnceLock<Box<[PyOnceLock<Py<PyAny>>]>>,
     shared: Arc<Shared>,
 }
 
 impl ObservationBatch {
-    /// The batch of `shared.contract`'s outcomes `results` of the items `held` (same order).
-    /// `raise`: the first input error is raised instead.
-    pub fn new(py: Python<'_>, shared: &Arc<Shared>, held: Vec<Py<PyAny>>,
-               results: Vec<Result<Outcome<'_>, InputError>>, raise: bool) -> PyResult<Self> {
-        let mut entries = Vec::with_capacity(results.len());
-        for r in results {
-            entries.push(match r {
-                Ok(Outcome::Passed(p)) => Entry::Passed(p),
-                // SAFETY: as in `lazy::Observation::from_box`: a core `Observation<'c>` borrows
-                // only from the `Contract` that produced it, here `shared.contract` (the caller
-                // checked with it). That contract lives in the `Arc` this object holds, is never
-                // mutated (no `&mut` access exists to an `Arc<Shared>`), and `entries` is dropped
-                // before the `Arc` (field order); an entry is only ever cloned into a
-                // `lazy::Observation`, which holds the same `Arc`. So `'static` stands for the
-                // life of this object.
-                Ok(Outcome::Full(obs)) => Entry::Full(unsafe {
-                    std::mem::transmute::<Box<CoreObservation<'_>>, Box<CoreObservation<'static>>>(obs)
-                }),
-                Err(e) if raise => return Err(input_err(py, e)),
-                Err(e) => Entry::Bad(e),
-            });
+    /// Check every item of `items` against `shared.contract` (see `batch::scan_all`) into one
+    /// batch. `raise`: the first input error is raised instead.
+    pub fn check(shared: &Arc<Shared>, items: &Bound<'_, PyAny>, soft: Option<f64>, raise: bool) -> PyResult<Self> {
+        let py = items.py();
+        let held = hold(items)?;
+        // SAFETY: the outcomes are `shared.contract`'s, and the entries go into this batch.
+        let entries = scan_all(&shared.contract, &held, soft, |r| unsafe { Entry::of(r) })?;
+        if raise {
+            if let Some(Entry::Bad(e)) = entries.iter().find(|e| matches!(e, Entry::Bad(_))) {
+                return Err(input_err(py, e.clone()));
+            }
         }
-        let built = (0..entries.len()).map(|_| PyOnceLock::new()).collect();
-        Ok(Self { entries, held, built, shared: Arc::clone(shared) })
+        Ok(Self { entries, held: held.unbind(), built: OnceLock::new(), shared: Arc::clone(shared) })
     }
 
     /// Item `i`'s result (`i` < len), built on first access and then the same object.
     fn item<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
-        let o = self.built[i].get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        let built = self.built.get_or_init(|| (0..self.entries.len()).map(|_| PyOnceLock::new()).collect());
+        let o = built[i].get_or_try_init(py, || -> PyResult<Py<PyAny>> {
             Ok(match &self.entries[i] {
                 Entry::Passed(p) => {
-                    Py::new(py, PyObservation::passed(&self.shared, self.held[i].clone_ref(py), p.clone()))?.into_any()
+                    let text = self.held.bind(py).get_item(i)?.unbind();
+                    Py::new(py, PyObservation::passed(&self.shared, text, p.clone()))?.into_any()
                 }
                 Entry::Full(obs) => Py::new(py, PyObservation::from_box(&self.shared, obs.clone()))?.into_any(),
                 Entry::Bad(e) => input_error_observation(py, e)?.into_any().unbind(),
