@@ -64,6 +64,22 @@ _NO_SPLIT_SAME_KIND = ("NAME", "TEXT", "EMAIL", "PHONE", "CITY", "DATE", "DUR", 
 """Kinds whose two slots joined by a weak connective are one ask's list (``<ORDER1> 和 <ORDER2> 的物流``:
 one tool for both, fanned out by :mod:`thought_model.fanout`), never two asks."""
 
+
+@dataclass(frozen=True)
+class SplitVocab:
+    """What the splitter knows about one tool registry besides the built-in lexicons: its id slot
+    kinds (typed objects, never split between two of the same kind), extra English verbs and
+    object nouns (a user registry's tool names: ``reset_password`` -> ``reset``, ``password``) and
+    extra Chinese verbs. The default is the reference domain's."""
+
+    id_kinds: tuple[str, ...] = _ID_KINDS
+    en_verbs: frozenset[str] = frozenset()
+    en_nouns: frozenset[str] = frozenset()
+    zh_verbs: tuple[str, ...] = ()
+
+
+REFERENCE_VOCAB = SplitVocab()
+
 _SLOT = r"(?:<[A-Z]+[1-9]>|<ME>)"
 # strong connectives: always a candidate boundary (the connective itself is dropped)
 _ZH_STRONG = re.compile(
@@ -112,25 +128,29 @@ def _strip_slots(text: str) -> str:
     return SLOT_TOKEN_RE.sub(" ", text)
 
 
-def has_ask(piece: str, zh: bool) -> bool:
-    """True when ``piece`` carries its own predicate: a verb, a question form or an aspect noun."""
+def has_ask(piece: str, zh: bool, vocab: SplitVocab = REFERENCE_VOCAB) -> bool:
+    """True when ``piece`` carries its own predicate: a verb, a question form or an aspect noun
+    (for a user registry also a noun of its tool names: ``my devices``)."""
     bare = _strip_slots(piece)
     if zh:
-        return any(w in bare for w in _ZH_VERBS + _ZH_QUESTION + _ZH_ASPECTS)
+        return any(w in bare for w in _ZH_VERBS + list(vocab.zh_verbs) + _ZH_QUESTION + _ZH_ASPECTS)
     words = re.findall(r"[a-z']+", bare.lower())
-    if any(w in _EN_VERBS or w.rstrip("s") in _EN_VERBS for w in words):
+    verbs = _EN_VERBS | vocab.en_verbs
+    if any(w in verbs or w.rstrip("s") in verbs for w in words):
+        return True
+    if any(w in vocab.en_nouns or w.rstrip("s") in vocab.en_nouns for w in words):
         return True
     return re.search(rf"\b(?:{_EN_ASPECTS})\b", bare, re.I) is not None or "?" in bare
 
 
-def _starts_with_verb(piece: str, zh: bool) -> bool:
+def _starts_with_verb(piece: str, zh: bool, vocab: SplitVocab = REFERENCE_VOCAB) -> bool:
     p = piece.strip()
     if zh:
         if p.startswith("订单"):
             return False
-        return any(p.startswith(w) for w in _ZH_VERBS if w not in ("请",))
+        return any(p.startswith(w) for w in _ZH_VERBS + list(vocab.zh_verbs) if w not in ("请",))
     m = re.match(r"(?:please\s+|pls\s+|kindly\s+)?([a-z]+)", p, re.I)
-    return bool(m and m.group(1).lower() in _EN_VERBS)
+    return bool(m and m.group(1).lower() in _EN_VERBS | vocab.en_verbs)
 
 
 def _aspect_question(piece: str, leading: bool = False) -> bool:
@@ -158,21 +178,22 @@ _ZH_OBJECT_WORDS = re.compile(
 )
 
 
-def _typed_object(piece: str, zh: bool) -> str | None:
+def _typed_object(piece: str, zh: bool, vocab: SplitVocab = REFERENCE_VOCAB) -> str | None:
     """The id-slot kind when ``piece`` is only an object with an id (``expense <EXP1>``), else None."""
     slots = [m.group(0) for m in SLOT_TOKEN_RE.finditer(piece)]
-    if len(slots) != 1 or _slot_kind(slots[0]) not in _ID_KINDS:
+    if len(slots) != 1 or _slot_kind(slots[0]) not in vocab.id_kinds:
         return None
     rest = _strip_slots(piece)
     if zh:
         return _slot_kind(slots[0]) if not _ZH_OBJECT_WORDS.sub("", rest).strip("?？。.") else None
     words = re.findall(r"[a-z#']+", rest.lower())
-    return _slot_kind(slots[0]) if all(w in _EN_OBJECT_WORDS for w in words) else None
+    objects = _EN_OBJECT_WORDS | vocab.en_nouns
+    return _slot_kind(slots[0]) if all(w in objects or w.rstrip("s") in objects for w in words) else None
 
 
-def _verb_prefix(piece: str) -> str:
+def _verb_prefix(piece: str, vocab: SplitVocab = REFERENCE_VOCAB) -> str:
     """The left piece up to its object (first id slot, backed up over the noun in front of it)."""
-    m = re.search(r"<(?:" + "|".join(_ID_KINDS) + r")[1-9]>", piece)
+    m = re.search(r"<(?:" + "|".join(vocab.id_kinds) + r")[1-9]>", piece)
     if not m:
         return ""
     head = piece[: m.start()]
@@ -260,21 +281,23 @@ def _split_points(text: str, zh: bool) -> list[tuple[int, int, str]]:
     return out
 
 
-def split_masked(masked: str) -> list[str]:
-    """The asks of one masked request (one element: no split)."""
+def split_masked(masked: str, vocab: SplitVocab = REFERENCE_VOCAB) -> list[str]:
+    """The asks of one masked request (one element: no split); ``vocab``: the registry's words."""
     text = masked.strip()
     zh = is_zh(text)
     points = _split_points(text, zh)
+    same_kind = (*_NO_SPLIT_SAME_KIND, *vocab.id_kinds)
     pieces: list[str] = []
     pos = 0
     for a, b, strength in points:
         left, right = text[pos:a], text[b:]
         if strength == "weak":
             pl, nr = _prev_slot(text, a), _next_slot(text, b)
-            if pl and nr and _slot_kind(pl) == _slot_kind(nr) and _slot_kind(pl) in _NO_SPLIT_SAME_KIND:
+            if pl and nr and _slot_kind(pl) == _slot_kind(nr) and _slot_kind(pl) in same_kind:
                 continue  # "<NAME1> 和 <NAME2>": coordinated arguments of one ask
         if strength == "comma" and not (
-            _starts_with_verb(right, zh) or (zh and _aspect_question(left) and _aspect_question(right, True))
+            _starts_with_verb(right, zh, vocab)
+            or (zh and _aspect_question(left) and _aspect_question(right, True))
         ):
             continue
         if not left.strip():
@@ -286,8 +309,12 @@ def split_masked(masked: str) -> list[str]:
     merged: list[str] = []
     carry = ""  # a leading piece with slots but no ask of its own joins the next piece
     for piece in pieces:
-        own_ask = has_ask(piece, zh) and _clean(piece, zh)
-        if not own_ask and not SLOT_TOKEN_RE.search(piece) and not _typed_object(_clean(piece, zh), zh):
+        own_ask = has_ask(piece, zh, vocab) and _clean(piece, zh)
+        if (
+            not own_ask
+            and not SLOT_TOKEN_RE.search(piece)
+            and not _typed_object(_clean(piece, zh), zh, vocab)
+        ):
             continue  # a filler between asks ("你好", "thanks", "帮个忙"): no ask, no slot
         if not merged:
             if own_ask:
@@ -296,13 +323,13 @@ def split_masked(masked: str) -> list[str]:
             else:
                 carry = _rejoin(text, carry, piece) if carry else piece
             continue
-        kind = _typed_object(_clean(piece, zh), zh)
+        kind = _typed_object(_clean(piece, zh), zh, vocab)
         if kind:
-            prefix = _verb_prefix(_clean(merged[-1], zh))
+            prefix = _verb_prefix(_clean(merged[-1], zh), vocab)
             if prefix.strip():
                 merged.append(prefix + _clean(piece, zh))
                 continue
-        elif has_ask(piece, zh) and _clean(piece, zh):
+        elif has_ask(piece, zh, vocab) and _clean(piece, zh):
             merged.append(piece)
             continue
         # glue back with the original text between them
@@ -331,9 +358,9 @@ def _rejoin(text: str, left: str, right: str) -> str:
     return left + " " + right
 
 
-def split_request(p: Perception) -> list[Clause]:
+def split_request(p: Perception, vocab: SplitVocab = REFERENCE_VOCAB) -> list[Clause]:
     """Split a perceived request into clauses with their own slot bindings (one: no split)."""
-    parts = split_masked(p.masked)
+    parts = split_masked(p.masked, vocab)
     out: list[Clause] = []
     for part in parts:
         used = {m.group(0) for m in SLOT_TOKEN_RE.finditer(part)}

@@ -47,6 +47,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any, cast
 
 from tao.contracts import InsufficientContext, ThoughtPlan, ToolSpec
@@ -58,6 +59,7 @@ from thought_model.clauses import Clause, renumber, split_request
 from thought_model.compose_job import ComposeJob, ComposerConfig
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
 from thought_model.entities import SLOT_TOKEN_RE, Perception, perceive
+from thought_model.enum_required import must_write, unwritten_required
 from thought_model.enum_words import EnumWords, fix_enums
 from thought_model.evidence import prune_unasked
 from thought_model.fanout import fan_out
@@ -79,6 +81,7 @@ from thought_model.registry_graph import (
     reference_intent_shapes,
     reference_tools,
 )
+from thought_model.split_vocab import registry_split_vocab
 from thought_model.status_words import fix_status
 from thought_model.sufficiency import Decision, SufficiencyCheck, reference_intent_steps
 from thought_model.updates import profile_updates
@@ -142,7 +145,11 @@ class ComposingEngine(PlanEngine):
         # a user registry: enum arguments from the request's words (its Domain.value_words), and
         # "his / her" is the person its lookup tool finds (find_user in the reference domain)
         self.enum_words = EnumWords(tools, value_words) if own and value_words else None
+        # and a required enum argument every intent leaves to the request must be written in it
+        self.must_write = must_write(tools, intent_steps) if self.enum_words is not None else {}
         self.person = person_lookup(tools, getattr(self.lexicon, "me_kind", None)) if own else None
+        if own and splitter is split_request:  # the registry's id kinds and tool-name words
+            splitter = partial(split_request, vocab=registry_split_vocab(tools, self.lexicon))
         self.splitter = splitter
         if codec is not None and not isinstance(codec, ClauseCodec):
             cast(Any, inner).codec = ClauseCodec(codec)  # transparent for ordinary requests
@@ -330,6 +337,9 @@ class ComposingEngine(PlanEngine):
             plan = fix_status(plan, job.req.text)
             if self.enum_words is not None:
                 plan = fix_enums(plan, job.perception.masked, self.enum_words)
+                ins = unwritten_required(plan, job.perception.masked, self.enum_words, self.must_write)
+                if ins is not None:
+                    return replace(res, output=ins, text=ins.model_dump_json(exclude_none=True))
         if self.cfg.prune:
             plan = prune_unasked(plan, job.req.text, job.perception.slots)
         if self.cfg.fan_out:

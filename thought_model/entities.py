@@ -206,9 +206,9 @@ a connector that starts the next ask ("open a ticket about X and then check it",
 After a colon cue ("内容：", "body:") the writer has marked the field itself, so a connector inside
 it is text ("内容：请先查物流然后再取消订单" is one body)."""
 _ZH_NAME_CUE = re.compile(
-    rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|找到|找一下|找下|找找|搜一下|搜下|查找|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|拉上|把|列出)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
+    rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|找到|找出|找一下|找下|找找|搜一下|搜下|查找|查看|调出|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|拉上|把|列出)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
     r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说"
-    r"|重置|提一|提个|领了|领用|申请|换|都|处理|已|待|等待|未)"
+    r"|重置|提一|提个|领了|领用|申请|换|都|处理|已|待|等待|未|现在|目前|当前|手上|手头)"
 )
 _ROOM_ASK = re.compile(r"(?<![A-Za-z])(?:room|space)s?(?![A-Za-z])", re.I)
 _BARE_FOR_N = re.compile(
@@ -779,6 +779,8 @@ class _DomainRules:
     show_free_text: bool = False
     field_piece: re.Pattern[str] | None = None
     """A comma piece of the domain's enum words (``Lexicon.field_words``): cued free text ends."""
+    time_slots: bool = True
+    """Dates, times and durations become slots (``Lexicon.time_slots``)."""
 
 
 _COMPILED: dict[int, tuple[Lexicon, _DomainRules]] = {}
@@ -803,6 +805,7 @@ def _rules(lexicon: Lexicon | None) -> _DomainRules:
         else _CUE,
         show_free_text=lex.show_free_text,
         field_piece=field_piece(lex.field_words),
+        time_slots=lex.time_slots,
     )
     _COMPILED[id(lex)] = (lex, rules)
     return rules
@@ -827,12 +830,12 @@ def perceive(
             spans.add(type_, m.start(), m.end(), text, v)
     for m in _QUOTED.finditer(text):
         spans.add("TEXT", m.start(), m.end(), text, (m.group("t") or m.group("t2")).strip())
-    ranges = [r for r in find_time_ranges(text) if spans.free(r.start, r.end)]
+    ranges = [r for r in find_time_ranges(text) if spans.free(r.start, r.end)] if rules.time_slots else []
     for r in ranges:  # 下午1点到3点: "到3点" is the duration, the start joins the dates below
         spans.add("DUR", r.dur_start, r.end, text, r.minutes)
-    for a, b, minutes in find_durations(text):  # an hour and a half, 1小时30分钟
+    for a, b, minutes in find_durations(text) if rules.time_slots else ():  # 1小时30分钟
         spans.add("DUR", a, b, text, minutes)
-    for m in _DUR.finditer(text):
+    for m in _DUR.finditer(text) if rules.time_slots else ():
         n = m.group("n").lower()
         val = 0.5 if n in ("半", "half a", "half an") else _num(n)
         if val is None:
@@ -863,7 +866,8 @@ def perceive(
     has_text = any(e.type == "TEXT" for e in spans.items)
     for a, b, t in find_free_texts(text, spans.free, colon_rule=not has_text):  # 正文写…, subject X
         spans.add("TEXT", a, b, text, t)
-    _add_datetimes(text, spans, today, ranges)
+    if rules.time_slots:
+        _add_datetimes(text, spans, today, ranges)
     for m in _AMOUNT.finditer(text):
         g = next(k for k in ("a1", "a2", "a3", "a4") if m.group(k))
         a = m.start() if g in ("a1", "a2") else m.start(g)
@@ -888,6 +892,8 @@ def perceive(
             and n[-1] in _NAME_VERB_END
             and text.startswith(("下", "一下", "成", "为"), m.start("n") + 3)
         ):
+            n = n[:-1]
+        if len(n) == 3 and text.startswith(("现在", "目前", "当前"), m.start("n") + 2):  # 何磊现在
             n = n[:-1]
         if len(n) == 3 and n.endswith("的"):  # "查一下陈伟的发票": 的 ends the name
             n = n[:-1]

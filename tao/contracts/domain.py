@@ -14,8 +14,9 @@ without importing the domain's module.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -61,6 +62,10 @@ class Lexicon:
     """Words of the domain's enum values (``Domain.value_words``: ``high priority``, ``优先级高``,
     ``ASAP``): a comma piece made only of them is another argument, so a cued free text ends
     before it (``问题是电脑坏了，优先级高`` -> ``电脑坏了``)."""
+    time_slots: bool = True
+    """Whether perception binds dates, times and durations to slots: False for a registry no
+    argument of which takes one (:func:`uses_time_slots`), where ``现在`` / ``目前`` / ``for 2 hours``
+    are words of the request, not ``<DATE1>`` / ``<DUR1>`` slots no field could take."""
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -80,6 +85,7 @@ class Lexicon:
             text_cues=tuple(d.get("text_cues", ())),
             show_free_text=bool(d.get("show_free_text", False)),
             field_words=tuple(d.get("field_words", ())),
+            time_slots=bool(d.get("time_slots", True)),
         )
 
 
@@ -194,9 +200,42 @@ class Domain:
     @classmethod
     def from_snapshot(cls, d: Mapping[str, Any]) -> Domain:
         """A domain rebuilt from ``domain.json`` (contracts and lexicon; no mock, no phrasing)."""
+        tools = [ToolSpec.model_validate(t) for t in d.get("tools", [])]
         return cls(
             name=str(d.get("name") or "snapshot"),
-            tools=[ToolSpec.model_validate(t) for t in d.get("tools", [])],
-            lexicon=Lexicon.from_json(d.get("lexicon") or {}),
+            tools=tools,
+            lexicon=_snapshot_lexicon(d.get("lexicon") or {}, tools),
             ref=d.get("registry"),
         )
+
+
+_TIME_SAMPLES = ("2026-03-05", "2026-03-05 15:00", "2026-03-05T15:00:00+08:00", "@today", "@last_month")
+_TIME_FORMATS = frozenset({"date", "date-time", "time", "duration"})
+
+
+def uses_time_slots(tools: Sequence[ToolSpec]) -> bool:
+    """Whether an argument of ``tools`` takes a date, time or duration: a ``format`` of one, a
+    string pattern a date / time symbol fits, or a number named like a duration (``duration_min``)."""
+    for t in tools:
+        for name, prop in (t.args_schema.get("properties") or {}).items():
+            alts = [prop, *prop.get("anyOf", [])] if isinstance(prop, dict) else []
+            for p in alts:
+                if not isinstance(p, dict):
+                    continue
+                if p.get("format") in _TIME_FORMATS:
+                    return True
+                pattern = p.get("pattern")
+                if isinstance(pattern, str) and any(re.search(pattern, x) for x in _TIME_SAMPLES):
+                    return True
+                if p.get("type") in ("integer", "number") and re.search(r"dur|minute|hour", name):
+                    return True
+    return False
+
+
+def _snapshot_lexicon(d: Mapping[str, Any], tools: Sequence[ToolSpec]) -> Lexicon:
+    """A snapshot's lexicon; one written before :attr:`Lexicon.time_slots` existed gets it from
+    its tools."""
+    lex = Lexicon.from_json(d)
+    if "time_slots" not in d and not uses_time_slots(tools):
+        lex = replace(lex, time_slots=False)
+    return lex

@@ -27,7 +27,7 @@ from re import _constants as sre_c  # pyright: ignore[reportAttributeAccessIssue
 from re import _parser as sre_parse  # pyright: ignore[reportAttributeAccessIssue]
 from typing import Any
 
-from tao.contracts.domain import Domain, IdKind, Lexicon, RequestExample
+from tao.contracts.domain import Domain, IdKind, Lexicon, RequestExample, uses_time_slots
 from tao.contracts.plan import REF_PATTERN, TIME_SYMBOL_PATTERN
 from tao.contracts.tools import ToolSpec
 
@@ -250,6 +250,7 @@ def contract_lexicon(
         name_block_zh=frozenset(name_block_zh),
         name_stop_en=frozenset((caps - name_words) | set(name_stop_en)),
         text_cues=tuple(text_cues),
+        time_slots=uses_time_slots(tools),
     )
 
 
