@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
 from tao.contracts.timeexpr import session_now
-from tao.loop.carry_schema import _is_time, _props, _resolve, accepts
+from tao.loop.carry_schema import _is_time, _props, _resolve, _targets, accepts
 from tao.loop.carry_types import Carry, CarryStrategy
 from tao.loop.followup import CarryKind, Delta, Followup, is_zh
 from tao.loop.referent import asked_person, person_referent, person_request, substitute_person
@@ -183,7 +183,7 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
         step = asked_person(snap, co.schemas)
     person = fu.person is not None and (step is not None or uid is not None)
     planned = isinstance(out, ThoughtPlan)
-    cues = own_cues(text, deltas, tools)
+    cues = own_cues(_without_swap_cue(text, fu), deltas, tools)
     prev_cues = own_cues(snap.effective_request or snap.request, [], tools)
     pending_cues = own_cues(snap.pending.request, [], tools) if snap.pending is not None else set()
     answer_off = carry.kind is CarryKind.ANSWER and bool(cues - pending_cues)  # its own task
@@ -193,6 +193,8 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
 
     def candidates() -> Iterator[tuple[str, CarryKind, str | None, ThoughtPlan | None, list[Any]]]:
         new_words = bool(cues - prev_cues)
+        if not planned and cues - prev_cues == {"update"}:  # "时长改成一个小时": a change of the last task
+            new_words = not swap_takes_all(co, carry, deltas)
         swap_ok = bool(deltas) and not new_words
         if swap_ok and not cues:  # the turn names no tool: the previous task with its values
             yield "swap", CarryKind.SWAP, None, swap_plan(co, carry, deltas), []
@@ -253,6 +255,23 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
             carry.request = req
         return got
     return out
+
+
+def _without_swap_cue(text: str, fu: Followup) -> str:
+    """The turn without its swap cue ("换成", "change it to"): the cue says the last task changes,
+    it names no tool (update_user_profile) of its own."""
+    for c in fu.cues:
+        if c.startswith("swap:") and (word := c.removeprefix("swap:")) and word in text:
+            return text.replace(word, " ", 1)
+    return text
+
+
+def swap_takes_all(co: CarryOver, carry: Carry, deltas: list[Delta]) -> bool:
+    """Every value of the turn has an argument in the previous plan to go to."""
+    snap = carry.snap
+    if snap is None or not snap.steps or not deltas:
+        return False
+    return all(any(_targets(d, co.schemas.get(s.tool, {}), s.arguments) for s in snap.steps) for d in deltas)
 
 
 def _better_question(

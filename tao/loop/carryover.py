@@ -33,7 +33,7 @@ from typing import Any
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
 from tao.contracts.timeexpr import session_now
 from tao.loop.carry_edit import _collapse_expanded, _referent, _rewrite_swap
-from tao.loop.carry_schema import _WORDS, _props, _resolve, _targets, _time_value, accepts
+from tao.loop.carry_schema import _WORDS, _is_time, _props, _resolve, _targets, _time_value, accepts
 from tao.loop.carry_types import Carry, CarryConfig, CarryStrategy
 from tao.loop.followup import CarryKind, Delta, is_zh, read_followup
 from tao.loop.snapshot import Snapshot
@@ -195,6 +195,8 @@ class CarryOver:
         """The model's output completed from the snapshot (see the module doc)."""
         if carry is None:
             return output
+        if isinstance(output, ThoughtPlan):
+            output = self._bare_month(carry, output)
         if carry.kind is CarryKind.NEW:
             # "物流到哪了" after an order: a request that only lacks ids the conversation holds
             if isinstance(output, InsufficientContext) and all(
@@ -224,6 +226,25 @@ class CarryOver:
         if isinstance(output, InsufficientContext):
             return self._complete(carry, output)
         return output
+
+    def _bare_month(self, carry: Carry, plan: ThoughtPlan) -> ThoughtPlan:
+        """A month the turn names alone ("我3月的报销", "invoices from April") put into the one
+        unset argument that takes a month, on a step with no time argument set: perception binds
+        months only with a year, so the model's plan leaves it out."""
+        dates = [d for d in carry.followup.deltas if d.type == "DATE"]
+        if len(dates) != 1 or not re.fullmatch(r"[0-9]{4}-[0-9]{2}", str(dates[0].value)):
+            return plan
+        month, steps, changed = dates[0].value, [], False
+        for s in plan.steps:
+            props = _props(self.schemas.get(s.tool, {}))
+            args = dict(s.arguments)
+            free = [k for k, p in props.items() if k not in args and accepts(p, month)]
+            if len(free) == 1 and not any(k in props and _is_time(props[k]) for k in args):
+                args[free[0]] = month
+                carry.notes.append(f"month: {s.tool}.{free[0]} = {month!r} (the turn's bare month)")
+                changed = True
+            steps.append(s.model_copy(update={"arguments": args}))
+        return plan.model_copy(update={"steps": steps}) if changed else plan
 
     def _anchor(self, carry: Carry, plan: ThoughtPlan, base: list[dict[str, Any]]) -> ThoughtPlan:
         """The model's plan of a swap with the edited snapshot's arguments: a relative phrase the

@@ -259,6 +259,8 @@ def _classify(stripped: str, deltas: list[Delta], pending: bool, previous: str) 
     swap = (_SWAP_ZH if zh else _SWAP_EN).search(stripped)
     if swap:
         cues.append("swap:" + swap.group(0).strip())
+        if swap.group(0).strip().lower() == "now":  # "now the paid ones": the cue, not a time
+            deltas = [d for d in deltas if d.text.strip().lower() != "now"]
     ordinal = _ordinal(stripped)
     pron = None if ordinal else (_PRON_ZH if zh else _PRON_EN).search(stripped)
     short = _short(stripped, deltas)

@@ -200,6 +200,13 @@ _LABEL = {  # how a bare free-text answer is labelled for the plan model (zh, en
     "subject": ("主题：", "subject: "),
 }
 _ONE_NUMBER = re.compile(r"^\D{0,16}?(?<![\d.])(\d{1,3})(?![\d.])\D{0,16}$")
+_ONE_AMOUNT = re.compile(r"^\D{0,16}?(?<![\d.])(\d{1,6}(?:\.\d{1,2})?)(?![\d.])\D{0,16}$")
+
+
+def _labelled(field: str, text: str, zh: bool) -> bool:
+    """The turn writes the field's label with a colon ("主题：周报", "subject: Lunch")."""
+    word = _LABEL[field][0 if zh else 1].rstrip("：: 是")
+    return re.search(rf"{re.escape(word)}\s*[:：]", text, re.IGNORECASE) is not None
 
 
 def labelled_answer(
@@ -212,7 +219,16 @@ def labelled_answer(
     field."""
     pending = snap.pending
     tools = tuple(sorted(schemas))
-    if pending is None or own_cues(text, fu.deltas, tools) - own_cues(pending.request, [], tools):
+    if pending is None:
+        return None
+    asked = [f for f in pending.required_fields if f in _LABEL]
+    if (
+        asked
+        and len(asked) == len(pending.required_fields)
+        and all(_labelled(f, text, is_zh(text)) for f in asked)
+    ):
+        return text.strip()  # "主题：周报，内容：…": every field asked, each with its label
+    if own_cues(text, fu.deltas, tools) - own_cues(pending.request, [], tools):
         return None
     props = {k: p for schema in schemas.values() for k, p in _props(schema).items()}
     ints = [  # a number without a unit is no duration ("8个" while duration and head count are asked)
@@ -227,6 +243,10 @@ def labelled_answer(
     m = _ONE_NUMBER.match(text.strip())
     if m and len(ints) == 1 and not any(d.type in ("NUM", "DUR", "DATE", "AMOUNT") for d in fu.deltas):
         return render_value(ints[0], int(m.group(1)), props[ints[0]], zh)  # the value, labelled
+    nums = [f for f in pending.required_fields if f in props and '"number"' in json.dumps(props[f])]
+    m = _ONE_AMOUNT.match(text.strip())
+    if m and len(nums) == 1 and len(pending.required_fields) == 1 and not fu.deltas:
+        return f"金额{m.group(1)}" if zh else f"{nums[0]} {m.group(1)}"  # "the full 299"
     free = [f for f in pending.required_fields if f in _LABEL]
     if len(free) == 1 and len(pending.required_fields) == 1 and not fu.deltas and len(text.strip()) <= 60:
         label = _LABEL[free[0]][0 if zh else 1]
