@@ -45,7 +45,7 @@ _EN_MONTH_NAMES = {
     "december": 12,
 }
 _EN_BARE_MONTH = re.compile(
-    r"(?<![A-Za-z])(?:in|from|for|during|since|over|of)\s+(?:the\s+month\s+of\s+)?(?P<m>"
+    r"(?<![A-Za-z])(?:in|from|for|during|since|over)\s+(?:the\s+month\s+of\s+)?(?P<m>"
     + "|".join(_EN_MONTH_NAMES)
     + r")(?![A-Za-z])(?!\s*,?\s*(?:[0-9]|the\s+[0-9]))",
     re.I,
