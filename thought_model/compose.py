@@ -63,6 +63,7 @@ from thought_model.enum_required import must_write, unwritten_required
 from thought_model.enum_words import EnumWords, fix_enums
 from thought_model.evidence import prune_unasked
 from thought_model.fanout import fan_out
+from thought_model.invitees import attach_invitees
 from thought_model.periods import fix_periods
 from thought_model.plan_clean import clean_plan
 from thought_model.plan_concat import (
@@ -82,6 +83,7 @@ from thought_model.registry_graph import (
     reference_tools,
 )
 from thought_model.split_vocab import registry_split_vocab
+from thought_model.status_question import status_not_tracking
 from thought_model.status_words import fix_status
 from thought_model.sufficiency import Decision, SufficiencyCheck, reference_intent_steps
 from thought_model.updates import profile_updates
@@ -125,6 +127,7 @@ class ComposingEngine(PlanEngine):
         if tools is None:
             tools = reference_tools()
         self.graph = RegistryGraph(tools)
+        self.specs = list(tools)
         self.cfg = config or ComposerConfig()
         own = not (reference or is_reference(tools))  # a user registry
         if intent_steps is None:
@@ -319,7 +322,7 @@ class ComposingEngine(PlanEngine):
         她的", steps nobody asked for dropped, then fan-out over coordinated lists of values."""
         if not res.ok or not isinstance(res.output, ThoughtPlan):
             return res
-        plan = res.output
+        plan = attach_invitees(res.output, self.specs, job.perception)  # "… and invite X": a split ask
         me = job.req.session.user_id if job.req.session is not None else None
         if self.cfg.referents:
             if self.person is not None:
@@ -335,6 +338,7 @@ class ComposingEngine(PlanEngine):
             plan = profile_updates(plan, job.perception.masked, job.perception.slots, me)
         if self.cfg.status_words:
             plan = fix_status(plan, job.req.text)
+            plan = status_not_tracking(plan, job.req.text)
             if self.enum_words is not None:
                 plan = fix_enums(plan, job.perception.masked, self.enum_words)
                 ins = unwritten_required(plan, job.perception.masked, self.enum_words, self.must_write)

@@ -44,6 +44,7 @@ from thought_model.entities_lexicon import (
 from thought_model.perception.freetext import find_free_texts
 from thought_model.perception.gazetteer import find_cities
 from thought_model.perception.normalize import normalize_request
+from thought_model.perception.sameday import same_day_spans
 from thought_model.perception.textend import cued_text_end, field_piece
 from thought_model.perception.timespans import (
     TimeRange,
@@ -206,7 +207,7 @@ a connector that starts the next ask ("open a ticket about X and then check it",
 After a colon cue ("内容：", "body:") the writer has marked the field itself, so a connector inside
 it is text ("内容：请先查物流然后再取消订单" is one body)."""
 _ZH_NAME_CUE = re.compile(
-    rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|找到|找出|找一下|找下|找找|搜一下|搜下|查找|查看|调出|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|拉上|把|列出)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
+    rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|找到|找出|找一下|找下|找找|搜一下|搜下|查找|查看|调出|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|看下|看一下|拉上|把|列出)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
     r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说"
     r"|重置|提一|提个|领了|领用|申请|换|都|处理|已|待|等待|未|现在|目前|当前|手上|手头)"
 )
@@ -656,7 +657,9 @@ def _find_days(text: str, today: date) -> list[tuple[int, int, str]]:
 
 ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 EN_WEEKDAYS = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
-_ZH_WEEKDAY = re.compile(r"(?P<w>下个?|这个?|本|上个?)?(?:周|星期|礼拜)(?P<d>[一二三四五六日天])")
+_ZH_WEEKDAY = re.compile(
+    r"(?P<w>(?<!一)下个?|这个?|本|上个?)?(?:周|星期|礼拜)(?P<d>[一二三四五六日天])"
+)  # 看一下周五: 一下
 _EN_WEEKDAY = re.compile(
     r"(?<![A-Za-z])(?:(?P<w>next|this|last|on)\s+)?(?P<d>monday|tuesday|wednesday|thursday|friday"
     r"|saturday|sunday|mon|tue|wed|thu|fri|sat|sun)(?![A-Za-z])",
@@ -868,6 +871,8 @@ def perceive(
         spans.add("TEXT", a, b, text, t)
     if rules.time_slots:
         _add_datetimes(text, spans, today, ranges)
+        for a, b, day in same_day_spans(text, spans.items):  # "…friday, and the weather there that day"
+            spans.add("DATE", a, b, text, day)
     for m in _AMOUNT.finditer(text):
         g = next(k for k in ("a1", "a2", "a3", "a4") if m.group(k))
         a = m.start() if g in ("a1", "a2") else m.start(g)

@@ -64,13 +64,18 @@ STATUS_WORDS: dict[str, list[tuple[str, str]]] = {
 }
 
 
+def _plain(text: str) -> str:
+    """Simplified text with ``已经`` read as ``已`` (``已经退款的订单`` is ``已退款``)."""
+    return to_simplified(text).replace("已经", "已")
+
+
 def status_of(tool: str, text: str) -> str | bool | None:
     """The one status value the request's words give for ``tool``; None when it has none; False
     when it names two different ones."""
     rules = STATUS_WORDS.get(tool)
     if rules is None:
         return None
-    t = to_simplified(text)
+    t = _plain(text)
     found: set[str] = set()
     for value, rx in rules:  # negated / longer forms first, then blanked out
         pat = re.compile(rx, re.I)
@@ -85,7 +90,7 @@ def status_of(tool: str, text: str) -> str | bool | None:
 def without_status_words(tool: str, text: str) -> str:
     """``text`` (simplified) with the status words of ``tool``'s list filter blanked out: "运输中的订单"
     names a filter of ``list_orders``, not a tracking ask."""
-    t = to_simplified(text)
+    t = _plain(text)
     for _, rx in STATUS_WORDS.get(tool, []):
         t = re.sub(rx, " ", t, flags=re.I)
     return t

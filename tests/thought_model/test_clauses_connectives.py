@@ -20,7 +20,10 @@ def _split(text: str) -> list[str]:
             "单子123456789012345678卡在哪个环节了，快递又到哪儿了",
             ["单子<ORDER1>卡在哪个环节了", "快递又到哪儿了"],
         ),
-        ("上海明天天气咋样，顺带看看我那天的日程", ["<CITY1><DATE1>天气咋样", "看看我那天的日程"]),
+        (
+            "上海明天天气咋样，顺带看看我那天的日程",
+            ["<CITY1><DATE1>天气咋样", "看看我<DATE1>的日程"],
+        ),  # 那天: the day before
         ("查下北京后天天气，顺手把我的日程也列一下", ["查下<CITY1><DATE1>天气", "把我的日程也列一下"]),
         (
             "could you swap the phone on my account for 13912345678 and move my city over to Xiamen",

@@ -363,9 +363,9 @@ class Gazetteer:
                     if not (c.free and key not in AMBIGUOUS_EN):
                         lower_ok = (
                             c.population >= LOWER_POPULATION
-                            and key not in AMBIGUOUS_EN
+                            and (key not in AMBIGUOUS_EN or c.population >= FREE_POPULATION)
                             and ctx.weather_cued(a, b)
-                        )
+                        )  # "weather in lima": a big city, even an ambiguous name, after the weather cue
                         if not ((surf[0].isupper() and ctx.cued(a, b, key)) or lower_ok):
                             continue
                         how = "cued"

@@ -10,7 +10,8 @@
   weekend`` → ``@next_weekend``, ``最近7天``/``last 30 days``/``过去两周`` → ``@last_days:N``,
   ``未来3天``/``next 5 days`` → ``@next_days:N`` (N 1–99), ``15号(那天)``/``the 15th`` → that day of
   the current month if it is today or later, else of the next month (an absolute ISO date, as
-  weekdays already are); ``下个月3号`` → the 3rd of next month.
+  weekdays already are); ``下个月3号`` → the 3rd of next month; bare months (``二月份``, ``in February``) →
+  ``YYYY-MM`` (:mod:`thought_model.perception.months`).
 
 All functions return ``(start, end, ...)`` spans over the (normalized) request text.
 """
@@ -21,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+
+from thought_model.perception.months import find_bare_months
 
 _ZH_NUM = "[零一二两三四五六七八九十]+"
 _ZH_DIGITS = {
@@ -282,7 +285,7 @@ def find_durations(text: str) -> list[tuple[int, int, int]]:
 # ------------------------------------------------------------------ day periods
 _ZH_WEEKEND = re.compile(r"(?P<w>这个|这|本|下个|下一个|下|)周末")
 _ZH_BARE_WEEKEND_OK = re.compile(
-    r"[\u4e00-\u9fff]{0,4}?(?:天气|下雨|下雪|气温|温度)|的|有什么|有啥|有哪些|安排|日程|能|可以|要|去|在|开(?!发票|票)|订(?!单)|约|有空|空闲"
+    r"[\u4e00-\u9fff]{0,4}?(?:天气|下雨|下雪|气温|温度)|的|两天|都|有什么|有啥|有哪些|安排|日程|能|可以|要|去|在|开(?!发票|票)|订(?!单)|约|有空|空闲"
 )
 """A bare ``周末`` is a date only before one of these (``周末北京天气``, ``周末的日程``): the word is
 also small talk (``周末愉快``, ``用户周末…`` in noisy text)."""
@@ -390,12 +393,13 @@ def find_day_periods(text: str, today: date) -> list[tuple[int, int, str]]:
         if day is not None:
             start = m.start()
             out.append((start, m.end(), day.isoformat()))
+    out += find_bare_months(text, today)
     return sorted(out, key=lambda x: (x[0], -(x[1] - x[0])))
 
 
 _DAY_CONTEXT = re.compile(
     r"\s?(?:$|[，。,.!！?？;；、\s]|的|上午|下午|晚上|早上|中午|凌晨|[0-9零一二两三四五六七八九十]+\s?[点:：]"
-    r"|开|有|去|到|前|之前|以前|左右|吗|呢|吧|那|当天|之后|以后|后|起|再|要|会|安排|约|见|订|定|办|出|回|发|交|提交"
+    r"|开|有|都|整天|全天|去|到|前|之前|以前|左右|吗|呢|吧|那|当天|之后|以后|后|起|再|要|会|安排|约|见|订|定|办|出|回|发|交|提交"
     r"|报销|天气|下雨|日程)"
 )
 
