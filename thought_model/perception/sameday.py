@@ -20,11 +20,15 @@ _ISO_DAY = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})(?: [0-2][0-9]:[0-5][0-9])?
 _DAY_SYMBOLS = ("@today", "@tomorrow", "@day_after_tomorrow", "@yesterday", "@days_ago:", "@in_days:")
 
 
-class _Span(Protocol):
-    type: str
-    start: int
-    end: int
-    value: str | float | int
+class _Span(Protocol):  # what is read of a perceived entity (read-only, so Entity fits)
+    @property
+    def type(self) -> str: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def value(self) -> object: ...
 
 
 def _day_of(value: object) -> str | None:
