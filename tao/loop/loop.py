@@ -37,7 +37,7 @@ from tao.loop.intent.decision import DecisionPoint, PlanningDecision, PlanPath
 from tao.loop.plancheck import PlanValidator
 from tao.loop.planner import Planner, PlanOutcome, ReplayPlanner
 from tao.loop.report import RunReport, StepRecord
-from tao.loop.resolve import ResolveError, for_check, resolve_plan
+from tao.loop.resolve import ResolveError, check_doc, resolve_plan
 from tao.loop.session import SessionStore
 from tao.loop.snapshot import MEMORY_KEY, Snapshot, build_snapshot, load_snapshot
 from tao.loop.steps import StepRunner
@@ -354,7 +354,7 @@ class TaoLoop:
                 )
                 try:  # resolved values (time symbols, one step per day) are what the check sees
                     plan = resolve_plan(plan, session, self.executor.registry.args_schemas())
-                    errors, order, et = self.plan_validator.classify(for_check(plan))
+                    errors, order, et = self.plan_validator.classify(check_doc(plan))
                 except ResolveError as exc:
                     errors, order, et = [str(exc)], [], ErrorType.PLAN_INVALID
                 if (
@@ -479,7 +479,7 @@ class TaoLoop:
         plan = out
         try:
             plan = resolve_plan(out, session, self.executor.registry.args_schemas())
-            errors, order, et = self.plan_validator.classify(for_check(plan))
+            errors, order, et = self.plan_validator.classify(check_doc(plan))
         except ResolveError as exc:
             errors, order, et = [str(exc)], [], ErrorType.PLAN_INVALID
         if et is None:
