@@ -173,7 +173,8 @@ class StepRunner:
         reg = self.executor.registry
         spec = reg.spec(tool)
         tr = self.traj
-        digest = replay_digest or args_digest(args)  # recorded: the arguments are stored redacted
+        # recorded (the arguments are stored redacted); computed when the event is built
+        digest = replay_digest or Deferred(partial(args_digest, args))
         tr.emit(
             EventKind.TOOL_START,
             step_id=step_id,
