@@ -130,7 +130,7 @@ class Trajectory:
     ) -> None:
         self.trace_id, self.thought_id, self.session_id = trace_id, thought_id, session_id
         self.sinks = list(sinks or [])
-        self.tracer = tracer or trace.get_tracer("tao.loop")
+        self.tracer = tracer or _default_tracer()
         # no SDK provider behind the tracer: every span would be a non-recording no-op, so the
         # span helpers skip the OpenTelemetry calls (attributes, context attach) altogether
         self.tracing = not _noop_tracer(self.tracer)
@@ -316,6 +316,20 @@ class _NoopSpanContext:
 
 
 _NOOP_SPAN = _NoopSpanContext()
+
+
+_PROXY_TRACER: list[Tracer] = []  # the global tracer while no provider was set (it follows one set later)
+
+
+def _default_tracer() -> Tracer:
+    """``trace.get_tracer("tao.loop")``; its proxy (what it returns before an SDK provider is
+    set, and which delegates to one set later) is made once, not per request."""
+    if _PROXY_TRACER:
+        return _PROXY_TRACER[0]
+    tracer = trace.get_tracer("tao.loop")
+    if isinstance(tracer, trace.ProxyTracer):
+        _PROXY_TRACER.append(tracer)
+    return tracer
 
 
 def _noop_tracer(tracer: Tracer) -> bool:
