@@ -114,7 +114,7 @@ class ToolExecutor:
                 received=tool,
             )
         spec = reg.spec
-        planned, digest = args, args_digest(args)  # as planned and resolved (before escaping)
+        planned = args  # as planned and resolved (before escaping): what a key's digest is of
         try:
             args = prepare(spec, args)  # outbound text made inert (or refused) before approval
         except OutboundRejected as exc:
@@ -151,6 +151,7 @@ class ToolExecutor:
         if spec.idempotent:
             result = await self._run(reg, args, ctx, None, _fallback_depth)
         else:
+            digest = args_digest(planned)
             replayed = ctx.args_digest is not None and ctx.args_digest != digest
             key = idempotency_key(ctx.thought_id, ctx.step_id, tool, ctx.args_digest or digest, ctx.tenant)
 

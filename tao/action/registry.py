@@ -112,11 +112,13 @@ class ToolRegistry:
 
     def __init__(self) -> None:
         self._tools: dict[str, RegisteredTool] = {}
+        self._schemas: dict[str, dict[str, Any]] | None = None  # args_schemas(), until a register
         self._pools: list[Any] = []  # HttpToolPool / McpConnection: things to aclose()
 
     def register(self, spec: ToolSpec, fn: Callable[..., Any]) -> ToolSpec:
         """Register an in-process tool; ``fn(**arguments)`` may be sync (run in a thread) or async."""
         self._tools[spec.name] = RegisteredTool(spec, _python_transport(fn), "python")
+        self._schemas = None
         return spec
 
     def function(
@@ -145,6 +147,7 @@ class ToolRegistry:
         self._pools.append(pool)
         for spec in specs:
             self._tools[spec.name] = RegisteredTool(spec, pool.call, "http")
+            self._schemas = None
         return pool
 
     def register_mcp(self, specs: Iterable[ToolSpec], ref: str) -> Any:
@@ -156,6 +159,7 @@ class ToolRegistry:
         self._pools.append(conn)  # type: ignore[arg-type]  # anything with aclose()
         for spec in specs:
             self._tools[spec.name] = RegisteredTool(spec, conn.call, "mcp")
+            self._schemas = None
         return conn
 
     def register_a2a(self, specs: Iterable[ToolSpec], ref: str) -> Any:
@@ -167,6 +171,7 @@ class ToolRegistry:
         self._pools.append(conn)
         for spec in specs:
             self._tools[spec.name] = RegisteredTool(spec, conn.call, "a2a")
+            self._schemas = None
         return conn
 
     async def aconnect(self) -> None:
@@ -194,8 +199,11 @@ class ToolRegistry:
         return [t.spec for t in self._tools.values()]
 
     def args_schemas(self) -> dict[str, dict[str, Any]]:
-        """{name: args JSON Schema}, the input of the Rust plan checker."""
-        return {n: t.spec.args_schema for n, t in self._tools.items()}
+        """{name: args JSON Schema}, the input of the Rust plan checker. Built once and shared
+        until the next ``register*`` (every plan reads it): read it, never change it."""
+        if self._schemas is None:
+            self._schemas = {n: t.spec.args_schema for n, t in self._tools.items()}
+        return self._schemas
 
     def export(self) -> list[dict[str, Any]]:
         """The contracts as JSON (training data generation, ``GET /v1/tools``)."""

@@ -16,6 +16,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
+from typing import Any
 
 from opentelemetry.trace import Tracer
 
@@ -37,13 +39,13 @@ from tao.loop.intent.decision import DecisionPoint, PlanningDecision, PlanPath
 from tao.loop.plancheck import PlanValidator
 from tao.loop.planner import Planner, PlanOutcome, ReplayPlanner
 from tao.loop.report import RunReport, StepRecord
-from tao.loop.resolve import ResolveError, for_check, resolve_plan
+from tao.loop.resolve import ResolveError, check_doc, resolve_plan
 from tao.loop.session import SessionStore
 from tao.loop.snapshot import MEMORY_KEY, Snapshot, build_snapshot, load_snapshot
 from tao.loop.steps import StepRunner
 from tao.observe.observer import Observer
 from tao.trace.scope import run_scope
-from tao.trace.trajectory import Sink, Trajectory, mark_error
+from tao.trace.trajectory import Deferred, Sink, Trajectory, mark_error
 
 
 @dataclass
@@ -172,7 +174,15 @@ class TaoLoop:
                 "observation": stages.observation,
                 "total": (time.perf_counter() - t0) * 1000,
             }
-            new_snap = self._next_snapshot(snap, carry, request, session, report, traj, outputs)
+            snap_args = self._snapshot_args(carry, request, session, report, traj, outputs)
+            new_snap, snap_payload = None, None
+            if snap_args is None:
+                pass
+            elif self.session_store is not None and session.session_id:
+                new_snap = build_snapshot(snap, **snap_args)  # stored for the next turn
+                snap_payload = new_snap.model_dump(mode="json")
+            else:  # only the final event shows it: built when a sink writes it or the events are read
+                snap_payload = Deferred(lambda: build_snapshot(snap, **snap_args).model_dump(mode="json"))
             traj.emit(
                 EventKind.FINAL,
                 status=report.status,
@@ -181,7 +191,7 @@ class TaoLoop:
                 message=report.message,
                 duration_ms=report.stages_ms["total"],
                 carry_over=carry.record() if carry is not None else None,
-                snapshot=new_snap.model_dump(mode="json") if new_snap is not None else None,
+                snapshot=snap_payload,
             )
             span.set_attribute("tao.status", report.status)
             mark_error(span, report.error_type)
@@ -202,16 +212,17 @@ class TaoLoop:
                 session = SessionState.model_validate(merged)
         return session
 
-    def _next_snapshot(
+    def _snapshot_args(
         self,
-        snap: Snapshot | None,
         carry: Carry | None,
         request: str,
         session: SessionState,
         report: RunReport,
         traj: Trajectory,
         outputs: dict,
-    ) -> Snapshot | None:
+    ) -> dict[str, Any] | None:
+        """The keywords of :func:`build_snapshot` for this turn (None: no carry-over, no snapshot),
+        taken now, so that a snapshot built later sees this turn as it ended."""
         if self.carry is None:
             return None
         # reading traj.events builds and redacts every event: only when an open question or a
@@ -220,19 +231,18 @@ class TaoLoop:
         asked = (
             [e.payload["insufficient"] for e in traj.events if "insufficient" in e.payload] if need else []
         )
-        return build_snapshot(
-            snap,
-            request=request,
-            effective_request=carry.request if carry is not None else request,
-            now=session.now.isoformat() if session.now else None,
-            plan=report.plan,
-            steps=report.steps,
-            outputs=outputs,
-            status=str(report.status),
-            required_fields=report.required_fields,
-            pending_intent=asked[-1].get("intent") if asked else None,
-            carry=carry.record() if carry is not None else {},
-        )
+        return {
+            "request": request,
+            "effective_request": carry.request if carry is not None else request,
+            "now": session.now.isoformat() if session.now else None,
+            "plan": report.plan,
+            "steps": list(report.steps),
+            "outputs": dict(outputs),
+            "status": str(report.status),
+            "required_fields": list(report.required_fields),
+            "pending_intent": asked[-1].get("intent") if asked else None,
+            "carry": carry.record() if carry is not None else {},
+        }
 
     def _snapshot(self, session: SessionState, report: RunReport, snap: Snapshot | None = None) -> None:
         if self.session_store is None or not session.session_id:
@@ -349,12 +359,12 @@ class TaoLoop:
                 plan = out.output
                 traj.emit(
                     EventKind.MODEL_RESPONSE,
-                    plan=plan.model_dump(mode="json", exclude_none=True),
+                    plan=Deferred(partial(plan.model_dump, mode="json", exclude_none=True)),
                     stats=out.stats,
                 )
                 try:  # resolved values (time symbols, one step per day) are what the check sees
                     plan = resolve_plan(plan, session, self.executor.registry.args_schemas())
-                    errors, order, et = self.plan_validator.classify(for_check(plan))
+                    errors, order, et = self.plan_validator.classify(check_doc(plan))
                 except ResolveError as exc:
                     errors, order, et = [str(exc)], [], ErrorType.PLAN_INVALID
                 if (
@@ -479,7 +489,7 @@ class TaoLoop:
         plan = out
         try:
             plan = resolve_plan(out, session, self.executor.registry.args_schemas())
-            errors, order, et = self.plan_validator.classify(for_check(plan))
+            errors, order, et = self.plan_validator.classify(check_doc(plan))
         except ResolveError as exc:
             errors, order, et = [str(exc)], [], ErrorType.PLAN_INVALID
         if et is None:

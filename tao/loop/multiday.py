@@ -63,6 +63,11 @@ def _accepts(prop: dict, value: str) -> bool:
         return False
 
 
+def has_multi_day(arguments: Mapping[str, Any]) -> bool:
+    """Some argument holds a multi-day symbol: the only case where a step may be expanded."""
+    return any(isinstance(v, str) and v[:1] == "@" and _SYMBOL.match(v) for v in arguments.values())
+
+
 def _days(value: Any, today: date) -> list[str] | None:
     """The per-day values of a multi-day symbol, or None if ``value`` is not one."""
     if not isinstance(value, str):

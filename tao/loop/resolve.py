@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from tao.contracts import ErrorInfo, ErrorType, InsufficientContext, SessionState, ThoughtPlan, ToolSpec
 from tao.contracts.timeexpr import ANY_TIME_SYMBOL_PATTERN, TimeSymbolError, resolve_symbol, session_now
-from tao.loop.multiday import expand_multi_day_steps
+from tao.loop.multiday import expand_multi_day_steps, has_multi_day
 
 ToolsLike = Mapping[str, ToolSpec] | Mapping[str, dict] | Sequence[ToolSpec]
 _SYMBOL = re.compile(ANY_TIME_SYMBOL_PATTERN)
@@ -120,16 +120,33 @@ def resolve_plan(
         now = session_now(session)
     except TimeSymbolError as exc:
         raise ResolveError(str(exc), "/session/timezone") from None
-    steps = []
+    # step -> (its filled arguments, their resolved_from), or None: nothing filled, nothing to resolve
+    filled: list[tuple[dict[str, Any], dict[str, Any] | None] | None] = []
     for s in plan.steps:
         args = fill_defaults(schemas.get(s.tool, {}), s.arguments, defaults)
         if len(args) == len(s.arguments) and not _has_symbol(args):
-            steps.append(s)  # nothing filled, nothing to resolve: the step as it is
+            filled.append(None)  # the step as it is
             continue
         frm = dict(s.resolved_from or {})
         frm.update({k: v for k, v in args.items() if is_time_symbol(v)})
-        steps.append(s.model_copy(update={"arguments": args, "resolved_from": frm or None}))
-    same = all(a is b for a, b in zip(steps, plan.steps, strict=True))
+        filled.append((args, frm or None))
+    if not any(has_multi_day(f[0] if f else s.arguments) for s, f in zip(plan.steps, filled, strict=True)):
+        # nothing to expand (the common case): each changed step is copied once, resolved
+        out = [
+            s
+            if f is None
+            else s.model_copy(
+                update={"arguments": _resolve_args(f[0], session, now, i), "resolved_from": f[1]}
+            )
+            for i, (s, f) in enumerate(zip(plan.steps, filled, strict=True))
+        ]
+        same = all(f is None for f in filled)
+        return plan.model_copy() if same else plan.model_copy(update={"steps": out})
+    steps = [
+        s if f is None else s.model_copy(update={"arguments": f[0], "resolved_from": f[1]})
+        for s, f in zip(plan.steps, filled, strict=True)
+    ]
+    same = all(f is None for f in filled)
     expanded = expand_multi_day_steps(
         plan if same else plan.model_copy(update={"steps": steps}), schemas, now.date()
     )
@@ -138,14 +155,18 @@ def resolve_plan(
         if not _has_symbol(s.arguments):
             out.append(s)
             continue
-        args = {
-            k: _resolve_value(v, session, now, f"/steps/{i}/arguments/{k}") for k, v in s.arguments.items()
-        }
-        out.append(s.model_copy(update={"arguments": args}))
+        out.append(s.model_copy(update={"arguments": _resolve_args(s.arguments, session, now, i)}))
     if all(a is b for a, b in zip(out, expanded.steps, strict=True)):
         # nothing changed: still a copy, as before (callers may update it); steps are shared
         return expanded.model_copy() if expanded is plan else expanded
     return expanded.model_copy(update={"steps": out})
+
+
+def _resolve_args(args: dict[str, Any], session: SessionState, now: Any, i: int) -> dict[str, Any]:
+    """Step ``i``'s arguments with every time symbol resolved (the others as they are)."""
+    if not _has_symbol(args):
+        return args
+    return {k: _resolve_value(v, session, now, f"/steps/{i}/arguments/{k}") for k, v in args.items()}
 
 
 def resolve_output(
@@ -170,6 +191,16 @@ def for_check(plan: ThoughtPlan) -> ThoughtPlan:
     return plan.model_copy(
         update={"steps": [s.model_copy(update={"resolved_from": None}) for s in plan.steps]}
     )
+
+
+def check_doc(plan: ThoughtPlan) -> dict[str, Any]:
+    """What a plan checker is given for ``plan``: its JSON (``exclude_none``) without the
+    ``resolved_from`` annotations; the same document as ``for_check(plan).model_dump(mode="json",
+    exclude_none=True)``, with no model copies."""
+    d = plan.model_dump(mode="json", exclude_none=True)
+    for s in d.get("steps", ()):
+        s.pop("resolved_from", None)
+    return d
 
 
 def check_dump(plan: ThoughtPlan) -> dict[str, Any]:

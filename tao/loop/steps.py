@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from functools import partial
 from typing import Any
 
 from opentelemetry.propagate import inject
@@ -36,13 +37,17 @@ from tao.loop.correction import HANDLERS, TERMINAL_STATUS, Action, StepCorrector
 from tao.loop.report import StepRecord
 from tao.observe.echo import echo_expectations
 from tao.observe.observer import Observer
-from tao.trace.trajectory import Trajectory, mark_error
+from tao.trace.trajectory import Deferred, Trajectory, mark_error
 
 
 def _chain(seq: list[str], by_id: dict[str, PlanStep]) -> bool:
     """The steps in ``seq`` order form a chain: every step after the first depends on the one
     just before it (a single step is a chain)."""
     return all(seq[i - 1] in by_id[seq[i]].dependencies for i in range(1, len(seq)))
+
+
+def _dump_all(models: list[Any]) -> list[dict[str, Any]]:
+    return [m.model_dump() for m in models]
 
 
 class StepRunner:
@@ -168,7 +173,8 @@ class StepRunner:
         reg = self.executor.registry
         spec = reg.spec(tool)
         tr = self.traj
-        digest = replay_digest or args_digest(args)  # recorded: the arguments are stored redacted
+        # recorded (the arguments are stored redacted); computed when the event is built
+        digest = replay_digest or Deferred(partial(args_digest, args))
         tr.emit(
             EventKind.TOOL_START,
             step_id=step_id,
@@ -230,7 +236,7 @@ class StepRunner:
                 error_type=obs.error_type.value if obs.error_type else None,
                 confidence=obs.confidence_score,
                 extracted=obs.extracted_data,
-                audit=[a.model_dump() for a in obs.audit_trail[:12]],
+                audit=Deferred(partial(_dump_all, obs.audit_trail[:12])),
                 backend=self.observer.backend,
             )
             mark_error(span, None if obs.valid else (obs.error_type.value if obs.error_type else "invalid"))

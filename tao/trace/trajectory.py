@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +32,18 @@ from tao.trace.redact import perceived_names, redact
 
 log = logging.getLogger("tao.trajectory")
 AGENT_NAME = "tao"
+
+
+class Deferred:
+    """A payload value computed only when its event is built (a sink writes it, or
+    :attr:`Trajectory.events` is read): ``emit(..., snapshot=Deferred(make))``. ``make`` must read
+    only what does not change after the call (a finished step's records, a plan), since it may
+    run later; with no sink and nobody reading the events it never runs."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.make = make
 
 
 class Sink(Protocol):
@@ -118,13 +130,23 @@ class Trajectory:
     ) -> None:
         self.trace_id, self.thought_id, self.session_id = trace_id, thought_id, session_id
         self.sinks = list(sinks or [])
-        self.tracer = tracer or trace.get_tracer("tao.loop")
+        self.tracer = tracer or _default_tracer()
         # no SDK provider behind the tracer: every span would be a non-recording no-op, so the
         # span helpers skip the OpenTelemetry calls (attributes, context attach) altogether
         self.tracing = not _noop_tracer(self.tracer)
         self._events: list[TrajectoryEvent] = []
         self._pending: list[
-            tuple[str | None, int, datetime, EventKind, str | None, str | None, float | None, bytes]
+            tuple[
+                str | None,
+                int,
+                datetime,
+                EventKind,
+                str | None,
+                str | None,
+                float | None,
+                bytes,
+                dict[str, Deferred] | None,
+            ]
         ] = []
         self._seq = 0
         self._known: tuple[str, ...] = ()  # names perception found in the request
@@ -169,14 +191,16 @@ class Trajectory:
     ) -> TrajectoryEvent | None:
         """Record one event. The payload is snapshotted now (later changes to it are not seen)
         and redacted only when a sink writes it or :attr:`events` is read: with no sink, an
-        event nobody reads is never redacted. Returns the event when a sink wrote it."""
+        event nobody reads is never redacted. A :class:`Deferred` value is computed then too (in
+        its key's place). Returns the event when a sink wrote it."""
+        lazy = {k: v for k, v in payload.items() if type(v) is Deferred} or None
         raw = orjson.dumps(payload, default=_default, option=orjson.OPT_NON_STR_KEYS)
         request = payload.get("request") if kind is EventKind.CONTEXT_BUILT else None
         if isinstance(request, str) and request:
             self._known = tuple(dict.fromkeys(self._known + perceived_names(request)))
         dur = None if duration_ms is None else round(duration_ms, 3)
         with self._lock:
-            rec = (self.thought_id, self._seq, datetime.now(UTC), kind, step_id, tool, dur, raw)
+            rec = (self.thought_id, self._seq, datetime.now(UTC), kind, step_id, tool, dur, raw, lazy)
             self._seq += 1
             if not self.sinks:
                 self._pending.append(rec)
@@ -204,7 +228,13 @@ class Trajectory:
         tool: str | None,
         duration_ms: float | None,
         raw: bytes,
+        lazy: dict[str, Deferred] | None = None,
     ) -> TrajectoryEvent:
+        payload = orjson.loads(raw)
+        for k, d in (lazy or {}).items():  # the JSON of what it computes, as if emitted with it
+            payload[k] = orjson.loads(
+                orjson.dumps(d.make(), default=_default, option=orjson.OPT_NON_STR_KEYS)
+            )
         return TrajectoryEvent(
             trace_id=self.trace_id,
             thought_id=thought_id,
@@ -214,7 +244,7 @@ class Trajectory:
             step_id=step_id,
             tool=tool,
             duration_ms=duration_ms,
-            payload=redact(orjson.loads(raw), known=self._known),
+            payload=redact(payload, known=self._known),
         )
 
     def _attrs(self, operation: str, **extra: Any) -> dict[str, Any]:
@@ -288,6 +318,20 @@ class _NoopSpanContext:
 _NOOP_SPAN = _NoopSpanContext()
 
 
+_PROXY_TRACER: list[Tracer] = []  # the global tracer while no provider was set (it follows one set later)
+
+
+def _default_tracer() -> Tracer:
+    """``trace.get_tracer("tao.loop")``; its proxy (what it returns before an SDK provider is
+    set, and which delegates to one set later) is made once, not per request."""
+    if _PROXY_TRACER:
+        return _PROXY_TRACER[0]
+    tracer = trace.get_tracer("tao.loop")
+    if isinstance(tracer, trace.ProxyTracer):
+        _PROXY_TRACER.append(tracer)
+    return tracer
+
+
 def _noop_tracer(tracer: Tracer) -> bool:
     """The tracer records nothing: OpenTelemetry's no-op tracer, or the global proxy tracer while
     no SDK provider is installed (checked per trajectory, so a provider set later is used)."""
@@ -306,6 +350,8 @@ def mark_error(span: Span, error_type: str | None) -> None:
 
 
 def _default(obj: Any) -> Any:
+    if type(obj) is Deferred:
+        return None  # its place in the payload; filled when the event is built
     if hasattr(obj, "model_dump"):
         return obj.model_dump(mode="json")
     if hasattr(obj, "value"):

@@ -103,3 +103,50 @@ async def test_tool_description_is_redacted_only_for_an_exported_span(mock_tools
     assert rep.status == "success" and len(tools) == 2
     assert all((s.attributes or {}).get("gen_ai.tool.description") for s in tools) and counting.calls >= 2
     provider.shutdown()
+
+
+async def test_deferred_value_is_computed_only_when_its_event_is_built() -> None:
+    calls: list[int] = []
+
+    def make() -> dict:
+        calls.append(1)
+        return {"status": EventKind.FINAL, "n": 1}
+
+    traj = trajectory_mod.Trajectory("t" * 32, "th-1")
+    traj.emit(EventKind.FINAL, first=1, snapshot=trajectory_mod.Deferred(make), last=2)
+    assert calls == []  # nobody has read the event
+    (ev,) = traj.events
+    assert calls == [1] and list(ev.payload) == ["first", "snapshot", "last"]  # in its key's place
+    assert ev.payload["snapshot"] == {"status": "final", "n": 1}  # JSON, as if emitted with it
+    sink = MemorySink()
+    eager = trajectory_mod.Trajectory("t" * 32, "th-1", [sink])
+    eager.emit(EventKind.FINAL, snapshot=trajectory_mod.Deferred(make))
+    assert calls == [1, 1] and sink.events[0].payload["snapshot"] == ev.payload["snapshot"]
+
+
+async def test_carry_over_snapshot_is_built_only_for_a_reader(mock_tools, monkeypatch) -> None:
+    from tao.action.registry import ToolRegistry
+    from tao.domains.reference.registry import reference_tools
+    from tao.loop import loop as loop_mod
+    from tao.loop.carryover import CarryOver
+
+    reg = ToolRegistry()
+    reg.register_http(reference_tools(), mock_tools.url)
+    carry = CarryOver(reg.args_schemas())
+    built: list[int] = []
+    real = loop_mod.build_snapshot
+    monkeypatch.setattr(loop_mod, "build_snapshot", lambda *a, **kw: built.append(1) or real(*a, **kw))
+    ex = make_executor(mock_tools.url)
+    sink = MemorySink()
+    with_sink = await _loop(ex, sinks=[sink], carry=carry).run(REQUEST, demo_session())
+    assert len(built) == 1  # the sink's final event has it
+    lazy = await _loop(ex, carry=carry).run(REQUEST, demo_session())
+    assert len(built) == 1 and lazy.status == with_sink.status == "success"  # nobody read it yet
+    await ex.aclose()
+    final = lazy.events[-1].payload  # read: built now, the same as the sink received
+    assert len(built) == 2 and final["snapshot"] == sink.events[-1].payload["snapshot"]
+    assert final["snapshot"]["steps"][0]["tool"] == "list_orders"
+    for kind in (EventKind.MODEL_RESPONSE, EventKind.OBSERVATION):
+        sent = [e.payload for e in sink.events if e.kind is kind]
+        read = [e.payload for e in lazy.events if e.kind is kind]
+        assert sent == read and sent  # the plan and the audit trail, deferred as well
