@@ -44,6 +44,7 @@ from tao.loop.session_values import (
     _time_of,
     anchor_delta,
     anchor_request,
+    anchor_value,
     enum_deltas,
     own_cues,
     render_value,
@@ -207,8 +208,8 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
                 yield "referent", CarryKind.REFER, None, sub, [who]
             yield "referent", CarryKind.REFER, person_request(text, fu.person or "", step, uid), None, [who]
         if fu.anchor is not None and not only_swap and (req := anchor_request(text, fu, snap, co.schemas)):
-            got = _time_of(snap, co.schemas)
-            yield "anchor", CarryKind.REFER, req, None, [got[1][:10]] if got else []
+            value = anchor_value(fu, snap, co.schemas)
+            yield "anchor", CarryKind.REFER, req, None, [value] if value else []
         if answer_off:
             yield "alone", CarryKind.NEW, text, None, []
         if swap_ok and cues:

@@ -186,8 +186,13 @@ class CarryOver:
             return done
         carry.settled = True
         from tao.loop.candidates import settle
+        from tao.loop.label_values import clean_free_text
 
-        return await settle(self, carry, done, replan)
+        done = await settle(self, carry, done, replan)
+        if isinstance(done, ThoughtPlan):
+            done, notes = clean_free_text(done, (carry.original, carry.request))
+            carry.notes.extend(notes)
+        return done
 
     def apply(
         self, carry: Carry | None, output: ThoughtPlan | InsufficientContext | None
@@ -202,7 +207,7 @@ class CarryOver:
             if isinstance(output, InsufficientContext) and all(
                 f.endswith("_id") and f in carry.slots for f in output.required_fields
             ):
-                done = self._complete(carry, output)
+                done = self._complete(carry, output, own_text=True)
                 if isinstance(done, ThoughtPlan):
                     carry.notes.append("implicit reference: the missing ids are the conversation's")
                 return done
@@ -290,14 +295,38 @@ class CarryOver:
             steps.append(s.model_copy(update={"arguments": args}))
         return plan.model_copy(update={"steps": steps})
 
-    def _complete(self, carry: Carry, ins: InsufficientContext) -> ThoughtPlan | InsufficientContext:
+    def _complete(
+        self, carry: Carry, ins: InsufficientContext, own_text: bool = False
+    ) -> ThoughtPlan | InsufficientContext:
+        """The insufficient answer completed as the best tool whose required arguments the snapshot
+        holds. ``own_text``: the turn is a request of its own (it only lacks ids), so free text the
+        model did not ask for ("重新开一张，抬头改成李明": the title) is the turn's, never the
+        snapshot's; the tool the model named cannot be swapped for another one then."""
+        from tao.loop.label_values import labelled_fields
+
         best: tuple[tuple[int, int, int, int], str, dict[str, Any]] | None = None
         intent_words = set((ins.intent or "").split("_"))
+        labelled = labelled_fields(carry.original) if own_text else {}
         for tool, schema in self.schemas.items():
             req = list(schema.get("required") or [])
             if not set(ins.required_fields) <= set(req) and ins.intent != tool:
                 continue
+            if own_text and ins.intent in self.schemas and tool != ins.intent:
+                continue
+            props = _props(schema)
+            if own_text and any(k not in props for k in labelled):  # "抬头是张三": a tool with a title
+                continue
             slots = self._slots_for(carry, tool)
+            if own_text:
+                slots = {
+                    k: v
+                    for k, v in slots.items()
+                    if k in ins.required_fields
+                    or k.endswith("_id")
+                    or _is_time(props.get(k, {}))
+                    or not isinstance(v, str)
+                }
+                slots.update(labelled)
             if not all(k in slots for k in req):
                 continue
             ref_in = int(bool(carry.ref) and carry.ref["name"] in req) if carry.ref else 0

@@ -250,6 +250,12 @@ def read_followup(
     stripped = normalize_request(text).strip()  # simplified, width-folded: what the deltas were read on
     fu = _classify(stripped, deltas, pending, previous)
     fu.anchor, fu.person, fu.correction = anchor_of(stripped), person_of(stripped), correction_of(stripped)
+    if (
+        fu.anchor is not None
+        and fu.anchor[1].lower() == "then"
+        and any(d.type == "DATE" and not d.time_only for d in deltas)
+    ):  # "book R105 for next Friday then": the turn's own day
+        fu.anchor = None
     return fu
 
 

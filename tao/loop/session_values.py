@@ -121,6 +121,10 @@ def _asked_time(snap: Snapshot) -> tuple[str, str, int | None] | None:
 
     if snap.pending is None or not snap.now:
         return None
+    from tao.loop.turn_cues import anchor_of
+
+    if anchor_of(snap.pending.request) is not None:  # "帮我在那天下午三点…": not resolvable at its clock
+        return None
     then = SessionState(now=datetime.fromisoformat(snap.now))
     ds = perceive_deltas(snap.pending.request, session_now(then).date())
     day = next((d for d in ds if d.type == "DATE"), None)
@@ -133,12 +137,42 @@ def _asked_time(snap: Snapshot) -> tuple[str, str, int | None] | None:
     return ("date", v, None) if isinstance(v, str) and _DAY.match(v) else None
 
 
-def _time_of(snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> tuple[str, str, int | None] | None:
+def _time_keys(schemas: dict[str, dict[str, Any]]) -> set[str]:
+    return {k for schema in schemas.values() for k, p in _props(schema).items() if _is_time(p)}
+
+
+def _entity_time(
+    snap: Snapshot, schemas: dict[str, dict[str, Any]], day: str | None = None
+) -> tuple[str, str, int | None] | None:
+    """The conversation's newest resolved time among the snapshot's entities (a day and clock
+    time on ``day`` when given): the anchor of a turn whose previous turn used no time."""
+    keys = _time_keys(schemas)
+    dur = next((v for k, v in snap.entities.items() if "duration" in k and isinstance(v, int)), None)
+    for k, v in reversed(list(snap.entities.items())):
+        if k not in keys or not isinstance(v, str):
+            continue
+        if day is not None:
+            if _DAYTIME.match(v) and v[:10] == day:
+                return k, v, dur
+        elif _DAYTIME.match(v) or _DAY.match(v):
+            return k, v, dur
+    return None
+
+
+def _time_of(
+    snap: Snapshot, schemas: dict[str, dict[str, Any]], kind: str = "day"
+) -> tuple[str, str, int | None] | None:
     """The previous turn's first resolved time argument: (name, value, duration_min or None); an
-    open question's own time first (its plan was never made)."""
-    asked = _asked_time(snap)
-    if asked is not None:
-        return asked
+    open question's own time first (its plan was never made); else the conversation's newest time
+    (the snapshot's entities). For ``kind`` ``time`` a day without a clock time takes the clock
+    time the conversation gave that day ("same time" after a weather turn on a booking's day)."""
+    got = _asked_time(snap) or _step_time(snap, schemas) or _entity_time(snap, schemas)
+    if got is not None and kind == "time" and _DAY.match(got[1]):
+        return _entity_time(snap, schemas, got[1]) or got
+    return got
+
+
+def _step_time(snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> tuple[str, str, int | None] | None:
     for st in snap.steps:
         props = _props(schemas.get(st.tool, {}))
         for k, v in st.arguments.items():
@@ -155,16 +189,52 @@ def _time_of(snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> tuple[str, s
     return None
 
 
+_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+_RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2})/(\d{4}-\d{2}-\d{2})$")
+
+
+def period_of(snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> str | None:
+    """The conversation's newest period (a month or a day range): the previous plan's first,
+    else the snapshot's entities ("that same month" after other tools were used)."""
+    keys = _time_keys(schemas)
+    vals = [v for st in snap.steps for k, v in st.arguments.items() if k in keys]
+    vals += [v for k, v in reversed(list(snap.entities.items())) if k in keys]
+    return next((v for v in vals if isinstance(v, str) and (_MONTH.match(v) or _RANGE.match(v))), None)
+
+
+def _period_text(value: str, zh: bool) -> str:
+    if m := _MONTH.match(value):
+        return f"{m.group(1)}年{int(m.group(2))}月" if zh else f"for {value}"
+    m = _RANGE.match(value)
+    assert m is not None
+    return f"{m.group(1)}到{m.group(2)}" if zh else f"from {m.group(1)} to {m.group(2)}"
+
+
+def anchor_value(fu: Followup, snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> str | None:
+    """The value an anchored plan must use: the period, or the (shifted) day."""
+    if fu.anchor is None:
+        return None
+    if fu.anchor[0] == "period":
+        return period_of(snap, schemas)
+    got = _time_of(snap, schemas, fu.anchor[0])
+    return _shift_day(got[1][:10], fu.anchor[0]) if got else None
+
+
 def anchor_request(text: str, fu: Followup, snap: Snapshot, schemas: dict[str, dict[str, Any]]) -> str | None:
     """The turn with its anchor phrase replaced by the previous turn's time."""
     if fu.anchor is None:
         return None
-    got = _time_of(snap, schemas)
+    kind, phrase = fu.anchor
+    zh = is_zh(text)
+    if kind == "period":
+        period = period_of(snap, schemas)
+        if period is None:
+            return None
+        return text.replace(phrase, _period_text(period, zh), 1) if phrase in text else None
+    got = _time_of(snap, schemas, kind)
     if got is None:
         return None
-    kind, phrase = fu.anchor
     _, value, dur = got
-    zh = is_zh(text)
     m = _DAYTIME.match(value)
     day = _shift_day(m.group(1) if m else value, kind)
     if kind == "time" and m:
@@ -199,6 +269,14 @@ _LABEL = {  # how a bare free-text answer is labelled for the plan model (zh, en
     "body": ("内容：", "body: "),
     "subject": ("主题：", "subject: "),
 }
+_EN_NUMBERS = {
+    w: i + 1
+    for i, w in enumerate(
+        "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+        " sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+_EN_NUMBER = re.compile(r"\b(?:" + "|".join(_EN_NUMBERS) + r")\b", re.IGNORECASE)  # "we're five"
 _ONE_NUMBER = re.compile(r"^\D{0,16}?(?<![\d.])(\d{1,3})(?![\d.])\D{0,16}$")
 _ONE_AMOUNT = re.compile(r"^\D{0,16}?(?<![\d.])(\d{1,6}(?:\.\d{1,2})?)(?![\d.])\D{0,16}$")
 
@@ -240,7 +318,7 @@ def labelled_answer(
         and not f.endswith("_min")
     ]
     zh = is_zh(text)
-    m = _ONE_NUMBER.match(text.strip())
+    m = _ONE_NUMBER.match(_EN_NUMBER.sub(lambda w: str(_EN_NUMBERS[w.group(0).lower()]), text.strip()))
     if m and len(ints) == 1 and not any(d.type in ("NUM", "DUR", "DATE", "AMOUNT") for d in fu.deltas):
         return render_value(ints[0], int(m.group(1)), props[ints[0]], zh)  # the value, labelled
     nums = [f for f in pending.required_fields if f in props and '"number"' in json.dumps(props[f])]

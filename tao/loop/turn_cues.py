@@ -2,7 +2,8 @@
 
 * :func:`anchor_of`: a phrase that points at an earlier turn's time ("at the same time", "same
   slot", "同一时间" -> ``time``; "the same day", "that day", "那天" -> ``day``; "the day after",
-  "第二天" -> ``day+1``; "the day before", "前一天" -> ``day-1``);
+  "第二天" -> ``day+1``; "the day before", "前一天" -> ``day-1``; "that month", "that week",
+  "同一个月", "那周" -> ``period``);
 * :func:`person_of`: a pronoun for a person who is not the speaker ("his", "their", "他", "她");
 * :func:`correction_of`: the turn corrects the previous one ("I meant", "oops", "不对", "说错");
 * :func:`extra_deltas`: values perception leaves alone in a follow-up: a bare "周末" / "the
@@ -26,7 +27,13 @@ _ANCHOR_TIME = re.compile(
 )
 _ANCHOR_DAY = re.compile(
     r"(?:\b(?:on|for)\s+)?(?:\bthe\s+)?\bsame\s+(?:day|date)\b|(?:\b(?:on|for)\s+)?\bthat\s+(?:day|date)\b"
-    r"|那一天|那天|当天|同一天|同一日|同日|这一天|那日",
+    r"|那一天|那天|当天|同一天|同一日|同日|这一天|那日"
+    r"|(?<=[A-Za-z?]\s)\bthen(?=\s*[?.!]*\s*$)",  # "weather in Nanjing then?" (a trailing "then")
+    re.IGNORECASE,
+)
+_ANCHOR_PERIOD = re.compile(
+    r"(?:\b(?:for|in|over|during|from)\s+)?\b(?:that|the\s+same|that\s+same)\s+(?:month|week|period)\b"
+    r"|那一?周(?!末)|那个?星期|同一个?周(?!末)|同一个?月|那个?月|当月|同月|那段时间|同一时期|同一时间段|那个时间段",
     re.IGNORECASE,
 )
 _PERSON_ZH = re.compile(r"(?<!其)(?:他们|她们|他|她|此人|这个人|那个人|该用户|这位|这个用户|那个用户)")
@@ -57,13 +64,17 @@ _WEEKEND = re.compile(r"(?<!下个)(?<!下)(?<!上个)(?<!上)(?:这个)?周末|
 
 def anchor_of(text: str) -> tuple[str, str] | None:
     """``(kind, phrase)``: ``time`` for the same time/slot, ``day`` for the same day, ``day+1`` /
-    ``day-1`` for the day after / before the earlier turn's day, else None."""
+    ``day-1`` for the day after / before the earlier turn's day, ``period`` for the same month /
+    week / period, else None."""
     m = _NEXT_DAY.search(text)
     if m:
         return "day+1", m.group(0).strip()
     m = _DAY_BEFORE.search(text)
     if m:
         return "day-1", m.group(0).strip()
+    m = _ANCHOR_PERIOD.search(text)
+    if m:
+        return "period", m.group(0).strip()
     m = _ANCHOR_TIME.search(text)
     if m:
         return "time", m.group(0).strip()
