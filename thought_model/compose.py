@@ -51,7 +51,7 @@ from functools import partial
 from typing import Any, cast
 
 from tao.contracts import InsufficientContext, ThoughtPlan, ToolSpec
-from tao.contracts.domain import Lexicon
+from tao.contracts.domain import Lexicon, RequestExample
 from thought_model.clause_args import clause_grounded
 from thought_model.clause_codec import PLAN_ONLY_MARK, ClauseCodec, ClauseRequest, plan_only_schema
 from thought_model.clause_fill import fill_one, refills
@@ -86,6 +86,7 @@ from thought_model.split_vocab import registry_split_vocab
 from thought_model.status_question import status_not_tracking
 from thought_model.status_words import fix_status
 from thought_model.sufficiency import Decision, SufficiencyCheck, reference_intent_steps
+from thought_model.tool_cues import derive_cues
 from thought_model.updates import profile_updates
 
 _reference_tools = reference_tools  # the name the tests and older callers import
@@ -121,6 +122,7 @@ class ComposingEngine(PlanEngine):
         splitter: Callable[[Perception], list[Clause]] = split_request,
         intent_steps: dict[str, list[tuple[str, dict[str, Any]]]] | None = None,
         value_words: dict[str, dict[str, list[str]]] | None = None,
+        examples: Sequence[RequestExample] = (),
     ) -> None:
         self.inner = inner
         reference = tools is None
@@ -151,6 +153,8 @@ class ComposingEngine(PlanEngine):
         # and a required enum argument every intent leaves to the request must be written in it
         self.must_write = must_write(tools, intent_steps) if self.enum_words is not None else {}
         self.person = person_lookup(tools, getattr(self.lexicon, "me_kind", None)) if own else None
+        # and its tool words for the evidence rule, from its contracts, enum words and examples
+        self.cues = derive_cues(tools, examples, value_words) if own else None
         if own and splitter is split_request:  # the registry's id kinds and tool-name words
             splitter = partial(split_request, vocab=registry_split_vocab(tools, self.lexicon))
         self.splitter = splitter
@@ -336,6 +340,12 @@ class ComposingEngine(PlanEngine):
                 plan = clean_plan(named, None, job.req.text)  # the repeats it made (profile twice)
         if self.cfg.profile_updates:
             plan = profile_updates(plan, job.perception.masked, job.perception.slots, me)
+        if self.person is not None and self.cfg.clean_whole:  # a composed plan strays to the speaker too
+            plan = clean_plan(plan, me, job.req.text, *self.person)
+        if self.cfg.prune and self.cues is not None:  # before the enum check: no system for an unasked reset
+            plan = prune_unasked(
+                plan, job.req.text, job.perception.slots, cues=self.cues, masked=job.perception.masked
+            )
         if self.cfg.status_words:
             plan = fix_status(plan, job.req.text)
             plan = status_not_tracking(plan, job.req.text)
@@ -344,7 +354,7 @@ class ComposingEngine(PlanEngine):
                 ins = unwritten_required(plan, job.perception.masked, self.enum_words, self.must_write)
                 if ins is not None:
                     return replace(res, output=ins, text=ins.model_dump_json(exclude_none=True))
-        if self.cfg.prune:
+        if self.cfg.prune and self.cues is None:
             plan = prune_unasked(plan, job.req.text, job.perception.slots)
         if self.cfg.fan_out:
             plan = fan_out(plan, job.perception)
@@ -358,7 +368,7 @@ class ComposingEngine(PlanEngine):
         whole = job.whole or PlanResult()
         if self.cfg.clean_whole and whole.ok and isinstance(whole.output, ThoughtPlan):
             me = job.req.session.user_id if job.req.session is not None else None
-            cleaned = clean_plan(whole.output, me, job.req.text)
+            cleaned = clean_plan(whole.output, me, job.req.text, *(self.person or ()))
             if cleaned is not whole.output:
                 text = cleaned.model_dump_json(exclude={"thought_id", "created_at"})
                 whole = job.whole = replace(whole, output=cleaned, text=text)
@@ -449,11 +459,15 @@ def maybe_composing(
     tools: Sequence[ToolSpec] | None = None,
     intent_steps: dict[str, list[tuple[str, dict[str, Any]]]] | None = None,
     value_words: dict[str, dict[str, list[str]]] | None = None,
+    examples: Sequence[RequestExample] = (),
 ) -> PlanEngine:
     """``engine`` wrapped in a :class:`ComposingEngine` when the hybrid is selected, else as is
     (the hook for ``load_engine`` / the planner: one call after the engine is built);
     ``intent_steps`` / ``value_words``: the trained intents' plans and the enum words of a user
-    registry (from its checkpoint), for the sufficiency check."""
+    registry (from its checkpoint), for the sufficiency check; ``examples``: its example requests
+    (the evidence rule's tool words)."""
     if not compose_enabled(enabled):
         return engine
-    return ComposingEngine(engine, tools, intent_steps=intent_steps, value_words=value_words)
+    return ComposingEngine(
+        engine, tools, intent_steps=intent_steps, value_words=value_words, examples=examples
+    )
