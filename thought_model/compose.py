@@ -87,6 +87,7 @@ from thought_model.status_question import status_not_tracking
 from thought_model.status_words import fix_status
 from thought_model.sufficiency import Decision, SufficiencyCheck, reference_intent_steps
 from thought_model.tool_cues import derive_cues
+from thought_model.unnamed_person import unnamed_other
 from thought_model.updates import profile_updates
 
 _reference_tools = reference_tools  # the name the tests and older callers import
@@ -138,6 +139,7 @@ class ComposingEngine(PlanEngine):
         # a user registry's requests are perceived with its own lexicon (id kinds, name stop words,
         # text cues), as the inner codec does; the reference domain's with perception's default
         self.lexicon: Lexicon | None = getattr(codec, "lexicon", None) if own else None
+        self.intent_tools = {name: {tool for tool, _ in steps} for name, steps in intent_steps.items()}
         self.sufficiency = SufficiencyCheck(
             tools,
             intent_steps,
@@ -342,6 +344,13 @@ class ComposingEngine(PlanEngine):
             plan = profile_updates(plan, job.perception.masked, job.perception.slots, me)
         if self.person is not None and self.cfg.clean_whole:  # a composed plan strays to the speaker too
             plan = clean_plan(plan, me, job.req.text, *self.person)
+            other = (
+                unnamed_other(plan, job.req.text, job.perception.slots, me, self.person[0])
+                if self.cfg.unnamed_others
+                else None
+            )
+            if other is not None:  # "reset my teammate's password": whose?
+                return replace(res, output=other, text=other.model_dump_json(exclude_none=True))
         if self.cfg.prune and self.cues is not None:  # before the enum check: no system for an unasked reset
             plan = prune_unasked(
                 plan, job.req.text, job.perception.slots, cues=self.cues, masked=job.perception.masked
@@ -363,6 +372,27 @@ class ComposingEngine(PlanEngine):
         if plan is res.output:
             return res
         return replace(res, output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
+
+    def _dropped_ask(self, job: ComposeJob, whole: PlanResult) -> PlanResult | None:
+        """``insufficient_context`` when the whole-request plan leaves out the ask of a clause that
+        lacks a value nothing else provides ("reset my VPN password and then open a ticket": the
+        ticket's content): the tools of the clause's intent have no step in the plan."""
+        if not whole.ok or not isinstance(whole.output, ThoughtPlan):
+            return None
+        planned = {s.tool for s in whole.output.steps}
+        fields: list[str] = []
+        for k, p in enumerate(job.parts):
+            out = p.output if p is not None else None
+            if not isinstance(out, InsufficientContext):
+                continue
+            tools = self.intent_tools.get(out.intent or "", set())
+            if tools and not tools & planned:
+                fields += _unfilled(job, self.graph, k, out.required_fields)
+        if not fields:
+            return None
+        job.how = "dropped-ask"
+        ins = InsufficientContext(required_fields=list(dict.fromkeys(fields)), intent=whole.output.intent)
+        return PlanResult(output=ins, text=ins.model_dump_json(exclude_none=True))
 
     def _compose(self, job: ComposeJob) -> PlanResult:
         whole = job.whole or PlanResult()
@@ -386,18 +416,14 @@ class ComposingEngine(PlanEngine):
                 fields: list[str] = []
                 for k, p in enumerate(parts):
                     if isinstance(p.output, InsufficientContext):
-                        used = set(job.clauses[k].slots)
-                        fields += [
-                            f
-                            for f in p.output.required_fields
-                            if fill_one(job, self.graph, k, f, used) is None
-                        ]
+                        fields += _unfilled(job, self.graph, k, p.output.required_fields)
                 fields = list(dict.fromkeys(fields))
                 if fields:
                     job.how = "union"
                     ins = InsufficientContext(required_fields=fields, intent=whole.output.intent)
                     return PlanResult(output=ins, text=ins.model_dump_json(exclude_none=True))
-            return whole
+            dropped = self._dropped_ask(job, whole) if self.cfg.dropped_asks else None
+            return dropped if dropped is not None else whole
         plan = concat(job, [p.output for p in parts], self.cfg.max_steps, self.intent_shapes)  # type: ignore[misc]
         if plan is None:
             return whole
@@ -415,6 +441,11 @@ class ComposingEngine(PlanEngine):
             return whole  # (more tools at the same call count: "the profile twice, no weather")
         job.how = "composed"
         return PlanResult(output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
+
+
+def _unfilled(job: ComposeJob, graph: RegistryGraph, k: int, fields: Sequence[str]) -> list[str]:
+    used = set(job.clauses[k].slots)
+    return [f for f in fields if fill_one(job, graph, k, f, used) is None]
 
 
 def _add_stats(acc: GenerationStats, s: GenerationStats) -> None:
