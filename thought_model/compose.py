@@ -236,6 +236,25 @@ class ComposingEngine(PlanEngine):
                         job.whole = res
                     else:
                         job.parts[k] = res
+        # a user registry: a plan of tools the request has no word for, while it has words for
+        # others, is re-decoded over those others ("請幫我重設VPN密碼" planned as an empty find)
+        batch, where = [], []
+        for j, job in enumerate(jobs):
+            for k in range(-1, len(job.clauses)):
+                req = self._check_evidence(job, k)
+                if req is not None:
+                    batch.append(req)
+                    where.append((j, k))
+        if batch:
+            results = yield batch
+            for (j, k), res in zip(where, results, strict=True):
+                job = jobs[j]
+                _add_stats(job.stats, res.stats)
+                if res.ok:
+                    if k < 0:
+                        job.whole = res
+                    else:
+                        job.parts[k] = res
         # second round: clauses whose insufficiency other clauses / earlier steps can fill
         # (a second refill round lets a clause reference one that was itself filled in the first:
         # "look for a room for 5 … and reserve it for an hour")
@@ -315,6 +334,27 @@ class ComposingEngine(PlanEngine):
             if not tools:
                 return None
         return replace(req, tools=tools, plan_only=True)
+
+    def _check_evidence(self, job: ComposeJob, k: int) -> ClauseRequest | None:
+        """The request (whole ``k = -1`` or clause ``k``) re-decoded over the tools its words
+        evidence, when its plan has none of them (a user registry's derived cues only)."""
+        res = job.whole if k < 0 else job.parts[k]
+        if self.cues is None or not self.cfg.reroute or res is None or not res.ok:
+            return None
+        if not isinstance(res.output, ThoughtPlan) or not res.output.steps:
+            return None
+        req = (
+            ClauseRequest(job.req.text, job.req.session, job.req.tools, job.req.deadline_s, job.perception)
+            if k < 0
+            else self._clause_request(job.req, job.clauses[k])
+        )
+        masked = req.perception.masked if req.perception is not None else req.text
+        cued = self.cues.cued_tools(masked)
+        if job.req.tools is not None:
+            cued = [t for t in cued if t in job.req.tools]
+        if not cued or any(s.tool in cued for s in res.output.steps):
+            return None
+        return replace(req, tools=cued)
 
     @staticmethod
     def _clause_request(req: PlanRequest, c: Clause) -> ClauseRequest:

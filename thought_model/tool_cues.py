@@ -74,6 +74,14 @@ class ToolCues:
         cues = self.cues.get(tool)
         return not cues or bool(cues & words(masked))
 
+    def cued_tools(self, masked: str) -> list[str]:
+        """The tools the masked request has words of, in registry order: those with at least half
+        as many of their words as the best ("开一个软件工单": create_ticket, not list_tickets)."""
+        have = words(masked)
+        hits = {tool: len(cues & have) for tool, cues in self.cues.items()}
+        best = max(hits.values(), default=0)
+        return [tool for tool, n in hits.items() if n and 2 * n >= best]
+
 
 def derive_cues(
     tools: Sequence[ToolSpec],

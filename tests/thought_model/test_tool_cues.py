@@ -87,3 +87,58 @@ def test_a_stray_speaker_chain_is_dropped_with_the_registrys_own_person_fields()
     assert [s.arguments for s in out.steps] == [{"employee_id": e}]
     assert clean_plan(plan, ME, text) is plan  # the reference domain's fields: nothing to drop
     assert clean_plan(plan, ME, f"who is {e}, and my manager?", "employee_id", "find_employee") is plan
+
+
+def test_cued_tools_keep_the_best_supported() -> None:
+    assert CUES.cued_tools("請幫我重設VPN密碼") == ["reset_password"]
+    assert CUES.cued_tools("我要开一个软件工单") == ["create_ticket"]
+    assert CUES.cued_tools("hello there") == []
+
+
+class _Codec:
+    lexicon = DOMAIN.lexicon
+
+
+class _Reroutable:
+    """Plans an empty find_employee unless the tools are restricted; then the first allowed tool."""
+
+    name = "fake"
+    codec = _Codec()
+    ready = True
+
+    def __init__(self) -> None:
+        self.asked: list[list[str] | None] = []
+
+    def generate(self, requests):
+        from thought_model.engine.base import PlanResult
+
+        out = []
+        for r in requests:
+            self.asked.append(r.tools)
+            if r.tools:
+                args = {"employee_id": "<ME>", "system": "vpn"}
+                p = _plan((r.tools[0], args))
+            else:
+                p = _plan(("find_employee", {}))
+            out.append(PlanResult(output=p, text=p.model_dump_json()))
+        return out
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_plan_of_unevidenced_tools_is_redecoded_over_the_evidenced_ones() -> None:
+    from tao.contracts import SessionState
+    from thought_model.compose import ComposerConfig, ComposingEngine
+    from thought_model.engine.base import PlanRequest
+
+    inner = _Reroutable()
+    eng = ComposingEngine(inner, DOMAIN.tools, examples=DOMAIN.examples, value_words=DOMAIN.value_words)
+    [res] = eng.generate([PlanRequest("請幫我重設VPN密碼", session=SessionState(user_id=ME))])
+    assert [s.tool for s in res.output.steps] == ["reset_password"]
+    assert ["reset_password"] in inner.asked
+    off = ComposingEngine(
+        _Reroutable(), DOMAIN.tools, ComposerConfig(reroute=False), examples=DOMAIN.examples
+    )
+    [res] = off.generate([PlanRequest("請幫我重設VPN密碼", session=SessionState(user_id=ME))])
+    assert [s.tool for s in res.output.steps] == ["find_employee"]
