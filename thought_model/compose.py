@@ -61,7 +61,7 @@ from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, 
 from thought_model.entities import SLOT_TOKEN_RE, Perception, perceive
 from thought_model.enum_required import must_write, unwritten_required
 from thought_model.enum_words import EnumWords, fix_enums
-from thought_model.evidence import prune_unasked
+from thought_model.evidence import evidenced, prune_unasked
 from thought_model.fanout import fan_out
 from thought_model.invitees import attach_invitees
 from thought_model.periods import fix_periods
@@ -416,7 +416,8 @@ class ComposingEngine(PlanEngine):
     def _dropped_ask(self, job: ComposeJob, whole: PlanResult) -> PlanResult | None:
         """``insufficient_context`` when the whole-request plan leaves out the ask of a clause that
         lacks a value nothing else provides ("reset my VPN password and then open a ticket": the
-        ticket's content): the tools of the clause's intent have no step in the plan."""
+        ticket's content): the tools of the clause's intent, which its words evidence, have no step in
+        the plan."""
         if not whole.ok or not isinstance(whole.output, ThoughtPlan):
             return None
         planned = {s.tool for s in whole.output.steps}
@@ -426,7 +427,12 @@ class ComposingEngine(PlanEngine):
             if not isinstance(out, InsufficientContext):
                 continue
             tools = self.intent_tools.get(out.intent or "", set())
-            if tools and not tools & planned:
+            masked = job.clauses[k].masked
+            asked = any(
+                self.cues.evidenced(t, masked) if self.cues is not None else evidenced(t, masked)
+                for t in tools
+            )  # the clause's words are of that ask ("what's the email" asks for no replacement)
+            if tools and asked and not tools & planned:
                 fields += _unfilled(job, self.graph, k, out.required_fields)
         if not fields:
             return None
