@@ -57,3 +57,10 @@ def test_a_connector_after_a_word_cue_starts_the_next_ask_not_free_text(lex) -> 
     assert not any(t.startswith("<TEXT") for t in p.slots), p.masked
     p = perceive("open a ticket, my laptop won't boot", lexicon=lex)
     assert list(p.slots.values()) == ["my laptop won't boot"]
+
+
+def test_an_enum_piece_after_its_field_name_ends_the_summary(lex) -> None:
+    p = perceive(
+        "open a software ticket: Excel crashes whenever I open big files, priority urgent", lexicon=lex
+    )
+    assert list(p.slots.values()) == ["Excel crashes whenever I open big files"]
