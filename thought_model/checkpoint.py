@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from tao.contracts.domain import Domain
+from tao.contracts.domain import Domain, RequestExample
 from tao.domains import DEFAULT_REGISTRY, ENV, DomainLoadError, load_domain
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
@@ -51,6 +51,21 @@ def checkpoint_value_words(checkpoint: str | Path) -> dict[str, dict[str, list[s
     if not isinstance(words, dict):
         return None
     return {str(a): {str(v): [str(w) for w in ws] for v, ws in vals.items()} for a, vals in words.items()}
+
+
+def checkpoint_examples(checkpoint: str | Path, domain: Domain) -> tuple[RequestExample, ...]:
+    """The example requests of the checkpoint's domain: ``domain``'s own, else those of its recorded
+    registry module when it imports (a ``domain.json`` snapshot keeps no examples); () when neither
+    has any (the composer's evidence rule then uses the contracts' words alone)."""
+    if domain.examples:
+        return tuple(domain.examples)
+    ref = domain.ref or recorded_registry(checkpoint)
+    if not ref:
+        return ()
+    try:
+        return tuple(load_domain(ref).examples)
+    except DomainLoadError:
+        return ()
 
 
 def _recorded_domain(checkpoint: Path, full: bool) -> Domain | None:

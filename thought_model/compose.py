@@ -51,7 +51,7 @@ from functools import partial
 from typing import Any, cast
 
 from tao.contracts import InsufficientContext, ThoughtPlan, ToolSpec
-from tao.contracts.domain import Lexicon
+from tao.contracts.domain import Lexicon, RequestExample
 from thought_model.clause_args import clause_grounded
 from thought_model.clause_codec import PLAN_ONLY_MARK, ClauseCodec, ClauseRequest, plan_only_schema
 from thought_model.clause_fill import fill_one, refills
@@ -61,7 +61,7 @@ from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, 
 from thought_model.entities import SLOT_TOKEN_RE, Perception, perceive
 from thought_model.enum_required import must_write, unwritten_required
 from thought_model.enum_words import EnumWords, fix_enums
-from thought_model.evidence import prune_unasked
+from thought_model.evidence import evidenced, prune_unasked
 from thought_model.fanout import fan_out
 from thought_model.invitees import attach_invitees
 from thought_model.periods import fix_periods
@@ -86,6 +86,8 @@ from thought_model.split_vocab import registry_split_vocab
 from thought_model.status_question import status_not_tracking
 from thought_model.status_words import fix_status
 from thought_model.sufficiency import Decision, SufficiencyCheck, reference_intent_steps
+from thought_model.tool_cues import derive_cues
+from thought_model.unnamed_person import unnamed_other
 from thought_model.updates import profile_updates
 
 _reference_tools = reference_tools  # the name the tests and older callers import
@@ -121,6 +123,7 @@ class ComposingEngine(PlanEngine):
         splitter: Callable[[Perception], list[Clause]] = split_request,
         intent_steps: dict[str, list[tuple[str, dict[str, Any]]]] | None = None,
         value_words: dict[str, dict[str, list[str]]] | None = None,
+        examples: Sequence[RequestExample] = (),
     ) -> None:
         self.inner = inner
         reference = tools is None
@@ -136,6 +139,7 @@ class ComposingEngine(PlanEngine):
         # a user registry's requests are perceived with its own lexicon (id kinds, name stop words,
         # text cues), as the inner codec does; the reference domain's with perception's default
         self.lexicon: Lexicon | None = getattr(codec, "lexicon", None) if own else None
+        self.intent_tools = {name: {tool for tool, _ in steps} for name, steps in intent_steps.items()}
         self.sufficiency = SufficiencyCheck(
             tools,
             intent_steps,
@@ -151,6 +155,8 @@ class ComposingEngine(PlanEngine):
         # and a required enum argument every intent leaves to the request must be written in it
         self.must_write = must_write(tools, intent_steps) if self.enum_words is not None else {}
         self.person = person_lookup(tools, getattr(self.lexicon, "me_kind", None)) if own else None
+        # and its tool words for the evidence rule, from its contracts, enum words and examples
+        self.cues = derive_cues(tools, examples, value_words) if own else None
         if own and splitter is split_request:  # the registry's id kinds and tool-name words
             splitter = partial(split_request, vocab=registry_split_vocab(tools, self.lexicon))
         self.splitter = splitter
@@ -226,6 +232,25 @@ class ComposingEngine(PlanEngine):
                 job = jobs[j]
                 _add_stats(job.stats, res.stats)
                 if res.ok and isinstance(res.output, ThoughtPlan):
+                    if k < 0:
+                        job.whole = res
+                    else:
+                        job.parts[k] = res
+        # a user registry: a plan of tools the request has no word for, while it has words for
+        # others, is re-decoded over those others ("請幫我重設VPN密碼" planned as an empty find)
+        batch, where = [], []
+        for j, job in enumerate(jobs):
+            for k in range(-1, len(job.clauses)):
+                req = self._check_evidence(job, k)
+                if req is not None:
+                    batch.append(req)
+                    where.append((j, k))
+        if batch:
+            results = yield batch
+            for (j, k), res in zip(where, results, strict=True):
+                job = jobs[j]
+                _add_stats(job.stats, res.stats)
+                if res.ok:
                     if k < 0:
                         job.whole = res
                     else:
@@ -310,6 +335,27 @@ class ComposingEngine(PlanEngine):
                 return None
         return replace(req, tools=tools, plan_only=True)
 
+    def _check_evidence(self, job: ComposeJob, k: int) -> ClauseRequest | None:
+        """The request (whole ``k = -1`` or clause ``k``) re-decoded over the tools its words
+        evidence, when its plan has none of them (a user registry's derived cues only)."""
+        res = job.whole if k < 0 else job.parts[k]
+        if self.cues is None or not self.cfg.reroute or res is None or not res.ok:
+            return None
+        if not isinstance(res.output, ThoughtPlan) or not res.output.steps:
+            return None
+        req = (
+            ClauseRequest(job.req.text, job.req.session, job.req.tools, job.req.deadline_s, job.perception)
+            if k < 0
+            else self._clause_request(job.req, job.clauses[k])
+        )
+        masked = req.perception.masked if req.perception is not None else req.text
+        cued = self.cues.cued_tools(masked)
+        if job.req.tools is not None:
+            cued = [t for t in cued if t in job.req.tools]
+        if not cued or any(s.tool in cued for s in res.output.steps):
+            return None
+        return replace(req, tools=cued)
+
     @staticmethod
     def _clause_request(req: PlanRequest, c: Clause) -> ClauseRequest:
         """A clause as a request; its slots renumbered from 1 per kind as in training prompts
@@ -336,6 +382,19 @@ class ComposingEngine(PlanEngine):
                 plan = clean_plan(named, None, job.req.text)  # the repeats it made (profile twice)
         if self.cfg.profile_updates:
             plan = profile_updates(plan, job.perception.masked, job.perception.slots, me)
+        if self.person is not None and self.cfg.clean_whole:  # a composed plan strays to the speaker too
+            plan = clean_plan(plan, me, job.req.text, *self.person)
+            other = (
+                unnamed_other(plan, job.req.text, job.perception.slots, me, self.person[0])
+                if self.cfg.unnamed_others
+                else None
+            )
+            if other is not None:  # "reset my teammate's password": whose?
+                return replace(res, output=other, text=other.model_dump_json(exclude_none=True))
+        if self.cfg.prune and self.cues is not None:  # before the enum check: no system for an unasked reset
+            plan = prune_unasked(
+                plan, job.req.text, job.perception.slots, cues=self.cues, masked=job.perception.masked
+            )
         if self.cfg.status_words:
             plan = fix_status(plan, job.req.text)
             plan = status_not_tracking(plan, job.req.text)
@@ -344,7 +403,7 @@ class ComposingEngine(PlanEngine):
                 ins = unwritten_required(plan, job.perception.masked, self.enum_words, self.must_write)
                 if ins is not None:
                     return replace(res, output=ins, text=ins.model_dump_json(exclude_none=True))
-        if self.cfg.prune:
+        if self.cfg.prune and self.cues is None:
             plan = prune_unasked(plan, job.req.text, job.perception.slots)
         if self.cfg.fan_out:
             plan = fan_out(plan, job.perception)
@@ -354,11 +413,38 @@ class ComposingEngine(PlanEngine):
             return res
         return replace(res, output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
 
+    def _dropped_ask(self, job: ComposeJob, whole: PlanResult) -> PlanResult | None:
+        """``insufficient_context`` when the whole-request plan leaves out the ask of a clause that
+        lacks a value nothing else provides ("reset my VPN password and then open a ticket": the
+        ticket's content): the tools of the clause's intent, which its words evidence, have no step in
+        the plan."""
+        if not whole.ok or not isinstance(whole.output, ThoughtPlan):
+            return None
+        planned = {s.tool for s in whole.output.steps}
+        fields: list[str] = []
+        for k, p in enumerate(job.parts):
+            out = p.output if p is not None else None
+            if not isinstance(out, InsufficientContext):
+                continue
+            tools = self.intent_tools.get(out.intent or "", set())
+            masked = job.clauses[k].masked
+            asked = any(
+                self.cues.evidenced(t, masked) if self.cues is not None else evidenced(t, masked)
+                for t in tools
+            )  # the clause's words are of that ask ("what's the email" asks for no replacement)
+            if tools and asked and not tools & planned:
+                fields += _unfilled(job, self.graph, k, out.required_fields)
+        if not fields:
+            return None
+        job.how = "dropped-ask"
+        ins = InsufficientContext(required_fields=list(dict.fromkeys(fields)), intent=whole.output.intent)
+        return PlanResult(output=ins, text=ins.model_dump_json(exclude_none=True))
+
     def _compose(self, job: ComposeJob) -> PlanResult:
         whole = job.whole or PlanResult()
         if self.cfg.clean_whole and whole.ok and isinstance(whole.output, ThoughtPlan):
             me = job.req.session.user_id if job.req.session is not None else None
-            cleaned = clean_plan(whole.output, me, job.req.text)
+            cleaned = clean_plan(whole.output, me, job.req.text, *(self.person or ()))
             if cleaned is not whole.output:
                 text = cleaned.model_dump_json(exclude={"thought_id", "created_at"})
                 whole = job.whole = replace(whole, output=cleaned, text=text)
@@ -376,18 +462,14 @@ class ComposingEngine(PlanEngine):
                 fields: list[str] = []
                 for k, p in enumerate(parts):
                     if isinstance(p.output, InsufficientContext):
-                        used = set(job.clauses[k].slots)
-                        fields += [
-                            f
-                            for f in p.output.required_fields
-                            if fill_one(job, self.graph, k, f, used) is None
-                        ]
+                        fields += _unfilled(job, self.graph, k, p.output.required_fields)
                 fields = list(dict.fromkeys(fields))
                 if fields:
                     job.how = "union"
                     ins = InsufficientContext(required_fields=fields, intent=whole.output.intent)
                     return PlanResult(output=ins, text=ins.model_dump_json(exclude_none=True))
-            return whole
+            dropped = self._dropped_ask(job, whole) if self.cfg.dropped_asks else None
+            return dropped if dropped is not None else whole
         plan = concat(job, [p.output for p in parts], self.cfg.max_steps, self.intent_shapes)  # type: ignore[misc]
         if plan is None:
             return whole
@@ -405,6 +487,11 @@ class ComposingEngine(PlanEngine):
             return whole  # (more tools at the same call count: "the profile twice, no weather")
         job.how = "composed"
         return PlanResult(output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
+
+
+def _unfilled(job: ComposeJob, graph: RegistryGraph, k: int, fields: Sequence[str]) -> list[str]:
+    used = set(job.clauses[k].slots)
+    return [f for f in fields if fill_one(job, graph, k, f, used) is None]
 
 
 def _add_stats(acc: GenerationStats, s: GenerationStats) -> None:
@@ -449,11 +536,15 @@ def maybe_composing(
     tools: Sequence[ToolSpec] | None = None,
     intent_steps: dict[str, list[tuple[str, dict[str, Any]]]] | None = None,
     value_words: dict[str, dict[str, list[str]]] | None = None,
+    examples: Sequence[RequestExample] = (),
 ) -> PlanEngine:
     """``engine`` wrapped in a :class:`ComposingEngine` when the hybrid is selected, else as is
     (the hook for ``load_engine`` / the planner: one call after the engine is built);
     ``intent_steps`` / ``value_words``: the trained intents' plans and the enum words of a user
-    registry (from its checkpoint), for the sufficiency check."""
+    registry (from its checkpoint), for the sufficiency check; ``examples``: its example requests
+    (the evidence rule's tool words)."""
     if not compose_enabled(enabled):
         return engine
-    return ComposingEngine(engine, tools, intent_steps=intent_steps, value_words=value_words)
+    return ComposingEngine(
+        engine, tools, intent_steps=intent_steps, value_words=value_words, examples=examples
+    )

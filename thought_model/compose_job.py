@@ -19,6 +19,9 @@ class ComposerConfig:
     refill_rounds: int = 2  # at most this many extra batched engine calls per generate()
     union_insufficient: bool = False  # whole insufficient + unfillable clause -> union of fields
     # (off: on the hand-written set it fixed no row and broke one)
+    dropped_asks: bool = True  # whole plan without any tool of an unfillable clause's intent -> insufficient
+    reroute: bool = True  # user registry: a plan of unevidenced tools re-decoded over the evidenced ones
+    unnamed_others: bool = True  # user registry: "my teammate's ..." served as the speaker -> insufficient
     sufficiency: SufficiencyConfig = field(default_factory=SufficiencyConfig)
     clean_whole: bool = True  # whole-request plan: drop repeated steps and a stray session-user chain
     fan_out: bool = True  # final plan: one step per value of a coordinated list (thought_model.fanout)

@@ -206,6 +206,8 @@ _CONNECTOR = re.compile(r"\s(?:and then|then|and also|also|after that)\s|然后|
 a connector that starts the next ask ("open a ticket about X and then check it", "问题是X然后查一下").
 After a colon cue ("内容：", "body:") the writer has marked the field itself, so a connector inside
 it is text ("内容：请先查物流然后再取消订单" is one body)."""
+_ASK_LEAD = re.compile(r"(?:and|then|also|plus)\b|然后|接着|另外|顺便|并且", re.I)
+"""A connector at the start of what follows a word cue: that is the next ask, not free text."""
 _ZH_NAME_CUE = re.compile(
     rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|找到|找出|找一下|找下|找找|搜一下|搜下|查找|查看|调出|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|看下|看一下|拉上|把|列出)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
     r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说"
@@ -864,6 +866,8 @@ def perceive(
             comma = re.search(r"[，,、]", text[a:end])
             end = a + comma.start() if comma else end
         t = text[a:end]
+        if not colon and _ASK_LEAD.match(t):  # "my newest ticket, and who's handling it": a next ask
+            continue
         if t and spans.free(a, a + len(t)):
             spans.add("TEXT", a, a + len(t), text, t)
     has_text = any(e.type == "TEXT" for e in spans.items)

@@ -16,7 +16,9 @@ priority``). The model still picks a wrong value now and then (``我的VPN密码
   each): left as planned; a step a later step reads from is left alone (``status of my latest
   ticket``: the list finds the item asked about, its words are no filter).
 
-An English enum word followed by an article (``open a ticket``) is a verb, not the value.
+An English enum word followed by an article (``open a ticket``) is a verb, not the value. When no
+value's word is written, a typo of one English word still writes it (``emial`` -> ``email``:
+:func:`near_typo`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from thought_model.perception.normalize import to_simplified
 ValueWords = Mapping[str, Mapping[str, Sequence[str]]]
 
 _VERB_NEXT = r"(?!\s+(?:a|an|the|up|my|it|this|that)\b)"
+_TOKEN = re.compile(r"[A-Za-z]{4,}")
 _FREE = re.compile(r"<TEXT[0-9]>「[^」]*」|<[A-Z][A-Z0-9]{1,15}[0-9]>|「[^」]*」")
 
 
@@ -40,6 +43,7 @@ class EnumWords:
     def __init__(self, tools: Sequence[ToolSpec], value_words: ValueWords) -> None:
         self.tools = {t.name: t for t in tools}
         self._rx: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+        self._words: dict[str, list[tuple[str, str]]] = {}  # one-token English words, for typos
         enums = {
             a: [str(v) for v in p["enum"]]
             for t in tools
@@ -56,6 +60,7 @@ class EnumWords:
                         pairs.append((value, w))
             pairs.sort(key=lambda vw: len(vw[1]), reverse=True)
             self._rx[arg] = [(v, self._compile(w)) for v, w in pairs]
+            self._words[arg] = [(v, w.casefold()) for v, w in pairs if _TOKEN.fullmatch(w)]
 
     @staticmethod
     def _compile(word: str) -> re.Pattern[str]:
@@ -74,7 +79,30 @@ class EnumWords:
             if rx.search(t):
                 found.add(value)
                 t = rx.sub(" ", t)
+        if not found:  # a typo of one English value word: "reset my emial password"
+            tokens = set(_TOKEN.findall(t.casefold()))
+            found = {v for v, w in self._words.get(arg, ()) if any(near_typo(x, w) for x in tokens)}
         return found
+
+
+def near_typo(token: str, word: str) -> bool:
+    """Whether ``token`` is a typo of the (case-folded, one-token) English ``word``: two adjacent
+    letters swapped (``emial``, words of 4+ letters) or one letter missing or extra (7+ letters:
+    ``outlok``); never the word itself, never a substitution (``main`` is no ``mail``)."""
+    if token == word or len(word) < 4:
+        return False
+    if len(token) == len(word):
+        diff = [i for i, (a, b) in enumerate(zip(token, word, strict=True)) if a != b]
+        return (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and token[diff[0]] == word[diff[1]]
+            and token[diff[1]] == word[diff[0]]
+        )
+    if len(word) < 7 or abs(len(token) - len(word)) != 1:
+        return False
+    short, long_ = sorted((token, word), key=len)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def outside_free_text(masked: str) -> str:

@@ -16,7 +16,8 @@ before a cancel, ``list_calendar_events`` before a weather ask that mentions a t
   that nothing needs and that the request does not ask to list ("cancel orders <ORDER1> and
   <ORDER2>"), is dropped too.
 
-A plan is never emptied; the result is rebuilt and renumbered (:mod:`thought_model.plan_edit`).
+A user registry has no hand-written words: its cues are derived from its contracts and examples
+(:mod:`thought_model.tool_cues`) and matched against the masked request. A plan is never emptied; the result is rebuilt and renumbered (:mod:`thought_model.plan_edit`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from tao.contracts import ThoughtPlan
 from thought_model.perception.normalize import to_simplified
 from thought_model.plan_edit import Draft, build, drafts, points_to, ref_of
 from thought_model.status_words import without_status_words
+from thought_model.tool_cues import ToolCues
 
 _INVOICE = r"invo|invi|\bbill\b|receipt|票|发漂|发飘"
 CUES: dict[str, re.Pattern[str]] = {
@@ -135,9 +137,17 @@ def _own_words(steps: list[Draft], d: Draft, text: str) -> str:
     return text
 
 
-def prune_unasked(plan: ThoughtPlan, text: str, slots: dict[str, Any]) -> ThoughtPlan:
+def prune_unasked(
+    plan: ThoughtPlan,
+    text: str,
+    slots: dict[str, Any],
+    cues: ToolCues | None = None,
+    masked: str | None = None,
+) -> ThoughtPlan:
     """``plan`` without the steps the request never asks for (see the module doc); ``plan``
-    itself when nothing is dropped."""
+    itself when nothing is dropped. ``cues``: a user registry's derived tool words
+    (:mod:`thought_model.tool_cues`), matched against the ``masked`` request instead of
+    :data:`CUES`."""
     steps = drafts(plan)
     ids_given = {re.sub(r"[0-9<>]", "", t) for t in slots}
     values = [v for t, v in slots.items() if t != "<ME>"]
@@ -148,7 +158,11 @@ def prune_unasked(plan: ThoughtPlan, text: str, slots: dict[str, Any]) -> Though
         for d in reversed(steps):
             if _own_literal(steps, d, values):
                 continue
-            if evidenced(d.tool, _own_words(steps, d, text)):
+            if (
+                cues.evidenced(d.tool, masked if masked is not None else text)
+                if cues is not None
+                else evidenced(d.tool, _own_words(steps, d, text))
+            ):
                 kind = LIST_KIND.get(d.tool)
                 if not (
                     kind in ids_given

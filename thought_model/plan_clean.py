@@ -18,7 +18,13 @@ def _mentions(v: Any, value: str) -> bool:
     return v == value
 
 
-def clean_plan(plan: ThoughtPlan, me: str | None, text: str) -> ThoughtPlan:
+def clean_plan(
+    plan: ThoughtPlan,
+    me: str | None,
+    text: str,
+    me_field: str = "user_id",
+    finder: str = "find_user",
+) -> ThoughtPlan:
     """The whole-request plan without what the model repeated or strayed into (``plan`` itself
     when nothing is dropped):
 
@@ -27,7 +33,10 @@ def clean_plan(plan: ThoughtPlan, me: str | None, text: str) -> ThoughtPlan:
     * steps for the session user (``<ME>``), and the steps that depend on them, in a plan that
       also serves someone else (a ``find_user`` step, another user id) when the request never
       speaks of the speaker ("track down the account tied to <PHONE1> and run through its
-      purchase history" planned a second ``list_orders`` for the caller)."""
+      purchase history" planned a second ``list_orders`` for the caller).
+
+    ``me_field`` / ``finder``: the registry's session-user id argument and the tool that finds a
+    person by name (a user registry's, :func:`thought_model.referents.person_lookup`)."""
     alias: dict[str, str] = {}
     seen: dict[str, str] = {}
     for s in plan.steps:
@@ -45,8 +54,8 @@ def clean_plan(plan: ThoughtPlan, me: str | None, text: str) -> ThoughtPlan:
         other = any(
             s.step_id not in mine
             and (
-                s.tool == "find_user"
-                or any(a == "user_id" and isinstance(v, str) and v != me for a, v in s.arguments.items())
+                s.tool == finder
+                or any(a == me_field and isinstance(v, str) and v != me for a, v in s.arguments.items())
             )
             for s in plan.steps
         )

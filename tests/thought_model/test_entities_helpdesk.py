@@ -50,3 +50,17 @@ def test_an_ask_after_the_summary_is_no_part_of_it(lex) -> None:
     """描述：X，帮王洁开个硬件工单: the summary is X, 王洁 a name."""
     p = perceive("描述：屏幕闪，帮王洁开个硬件工单", TODAY, True, lex)
     assert p.slots == {"<TEXT1>": "屏幕闪", "<NAME1>": "王洁"}
+
+
+def test_a_connector_after_a_word_cue_starts_the_next_ask_not_free_text(lex) -> None:
+    p = perceive("which is my newest waiting ticket, and who's handling it?", lexicon=lex)
+    assert not any(t.startswith("<TEXT") for t in p.slots), p.masked
+    p = perceive("open a ticket, my laptop won't boot", lexicon=lex)
+    assert list(p.slots.values()) == ["my laptop won't boot"]
+
+
+def test_an_enum_piece_after_its_field_name_ends_the_summary(lex) -> None:
+    p = perceive(
+        "open a software ticket: Excel crashes whenever I open big files, priority urgent", lexicon=lex
+    )
+    assert list(p.slots.values()) == ["Excel crashes whenever I open big files"]

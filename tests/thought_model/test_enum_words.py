@@ -79,3 +79,18 @@ def test_a_first_person_request_grounds_the_session_user() -> None:
     assert check.missing("list_tickets", list(p.slots), False, (), p.masked) == ["employee_id"]
     q = perceive("看看他的工单", lexicon=DOMAIN.lexicon)
     assert check.missing("list_tickets", list(q.slots), True, (), q.masked) == ["employee_id"]
+
+
+def test_a_typo_of_one_english_value_word_still_writes_it() -> None:
+    from thought_model.enum_words import near_typo
+
+    assert WORDS.written("system", "reset my emial password") == {"email"}
+    assert WORDS.written("system", "my outlok password expired") == {"email"}
+    assert WORDS.written("system", "reset my password") == set()
+    assert WORDS.written("system", "reset my email password") == {"email"}
+    assert (
+        not near_typo("main", "mail")
+        and not near_typo("close", "closed")
+        and not near_typo("others", "other")
+    )
+    assert near_typo("wiif", "wifi") and not near_typo("wifi", "wifi")

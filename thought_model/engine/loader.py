@@ -17,6 +17,7 @@ from pathlib import Path
 from thought_model.checkpoint import (
     DEFAULT_CHECKPOINT,
     checkpoint_domain,
+    checkpoint_examples,
     checkpoint_intent_steps,
     checkpoint_value_words,
 )
@@ -89,6 +90,7 @@ def load_engine(
         tools=domain.tools,
         intent_steps=checkpoint_intent_steps(ckpt),
         value_words=checkpoint_value_words(ckpt),
+        examples=checkpoint_examples(ckpt, domain),
     )
 
 

@@ -58,11 +58,15 @@ def is_sign_off(piece: str) -> bool:
 
 def field_piece(words: tuple[str, ...]) -> re.Pattern[str] | None:
     """A comma piece made only of the domain's enum words (``Lexicon.field_words``: ``low
-    priority``, ``优先级高``, ``ASAP``), or None without words."""
+    priority``, ``优先级高``, ``ASAP``), after at most one English word (the field's name: ``priority
+    urgent``), or None without words."""
     if not words:
         return None
     alts = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
-    return re.compile(rf"^\s*(?:{alts})(?:\s*(?:priority|please|pls|吧|哦|啊|的))?[\s!！.。~]*$", re.I)
+    return re.compile(
+        rf"^\s*(?:[A-Za-z]+\s*[:：]?\s*)?(?:{alts})(?:\s*(?:priority|please|pls|吧|哦|啊|的))?[\s!！.。~]*$",
+        re.I,
+    )
 
 
 def cued_text_end(text: str, a: int, limit: int, fields: re.Pattern[str] | None = None) -> int:
