@@ -432,7 +432,11 @@ class ComposingEngine(PlanEngine):
                 self.cues.evidenced(t, masked) if self.cues is not None else evidenced(t, masked)
                 for t in tools
             )  # the clause's words are of that ask ("what's the email" asks for no replacement)
-            if tools and asked and not tools & planned:
+            served = any(
+                self.cues.evidenced(t, masked) if self.cues is not None else evidenced(t, masked)
+                for t in planned - tools
+            )  # a planned step is of the clause's words: the clause model misread its intent
+            if tools and asked and not tools & planned and not served:
                 fields += _unfilled(job, self.graph, k, out.required_fields)
         if not fields:
             return None
