@@ -41,7 +41,7 @@ _ZH_VERBS = (
 _ZH_QUESTION = "吗 么 怎么样 怎样 咋样 如何 多少 哪里 哪儿 哪 什么 几 没 啥 呢 ？ ?".split()
 _ZH_ASPECTS = (
     "物流信息 快递信息 物流状态 配送信息 发货情况 审批进度 审批状态 物流 快递 配送 状态 进度 天气 日程 安排 "
-    "资料 档案 个人信息 订单 发票 报销单 城市 邮箱 手机号 电话"
+    "资料 档案 个人信息 订单 发票 报销单 城市 邮箱 手机号 电话 行程"
 ).split()
 _EN_VERBS = set(
     (
@@ -254,9 +254,19 @@ def _distribute_aspects(text: str, zh: bool) -> list[str] | None:
     return out
 
 
+_ENUM = re.compile(
+    r"[\s,，;；:：]*(?:(?<![0-9A-Za-z.])\(?[1-9][.)](?=\s)|\([1-9]\)|[①②③④⑤⑥]"
+    r"|(?<![\u4e00-\u9fff])[一二三四五六][、\uff0e]|第[一二三四五六](?:件事|点|个|项)?[，,、：:]|(?:首先|其次|最后)[，,、：:])\s*"
+)
+"""Enumeration markers of a list of asks: ``1) … 2) …``, ``(1)``, ``①``, ``一、… 二、…``, ``第一，… 第二，…``."""
+
+
 def _split_points(text: str, zh: bool) -> list[tuple[int, int, str]]:
     """Candidate boundaries (start, end, strength) in ``text``, left to right, non-overlapping."""
     cands: list[tuple[int, int, str]] = []
+    for m in _ENUM.finditer(text):
+        if m.end() > m.start() and 0 < m.start() and m.end() < len(text):
+            cands.append((m.start(), m.end(), "strong"))
     for rx, strength in (
         ((_ZH_STRONG, "strong"), (_ZH_WEAK, "weak"))
         if zh
@@ -329,7 +339,7 @@ def split_masked(masked: str, vocab: SplitVocab = REFERENCE_VOCAB) -> list[str]:
             if prefix.strip():
                 merged.append(prefix + _clean(piece, zh))
                 continue
-        elif has_ask(piece, zh, vocab) and _clean(piece, zh):
+        if has_ask(piece, zh, vocab) and _clean(piece, zh):
             merged.append(piece)
             continue
         # glue back with the original text between them

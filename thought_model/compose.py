@@ -64,10 +64,12 @@ from thought_model.enum_words import EnumWords, fix_enums
 from thought_model.evidence import prune_unasked
 from thought_model.fanout import fan_out
 from thought_model.invitees import attach_invitees
+from thought_model.paired import paired_fan_out
 from thought_model.periods import fix_periods
 from thought_model.plan_clean import clean_plan
 from thought_model.plan_concat import (
     MULTI_INTENT,
+    borrowed_copy,
     concat,
     distinct_calls,
     distinct_tools,
@@ -348,6 +350,8 @@ class ComposingEngine(PlanEngine):
             plan = prune_unasked(plan, job.req.text, job.perception.slots)
         if self.cfg.fan_out:
             plan = fan_out(plan, job.perception)
+        if self.cfg.paired:
+            plan = paired_fan_out(plan, job.perception)
         if self.cfg.periods:
             plan = fix_periods(plan, job.perception)
         if plan is res.output:
@@ -392,7 +396,12 @@ class ComposingEngine(PlanEngine):
         if plan is None:
             return whole
         before = whole.output if whole.ok else None
-        if distinct_calls(plan) <= distinct_calls(before) and distinct_tools(plan) <= distinct_tools(before):
+        borrowed = isinstance(before, ThoughtPlan) and borrowed_copy(before, plan, job)
+        if (
+            not borrowed
+            and distinct_calls(plan) <= distinct_calls(before)
+            and distinct_tools(plan) <= distinct_tools(before)
+        ):
             if self.cfg.prefer_clause_args and isinstance(before, ThoughtPlan) and same_shape(plan, before):
                 merged = clause_grounded(before, plan, job.clauses, job.origin, job.req.text)
                 if merged is not before:

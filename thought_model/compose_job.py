@@ -22,6 +22,7 @@ class ComposerConfig:
     sufficiency: SufficiencyConfig = field(default_factory=SufficiencyConfig)
     clean_whole: bool = True  # whole-request plan: drop repeated steps and a stray session-user chain
     fan_out: bool = True  # final plan: one step per value of a coordinated list (thought_model.fanout)
+    paired: bool = True  # final plan: one step per repeated value tuple (thought_model.paired)
     prune: bool = True  # final plan: drop steps the request gives no word for (thought_model.evidence)
     profile_updates: bool = True  # final plan: one update_user_profile per field the request sets
     status_words: bool = True  # final plan: list steps' status from the request's words
