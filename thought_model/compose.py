@@ -55,7 +55,7 @@ from tao.contracts.domain import Lexicon
 from thought_model.clause_args import clause_grounded
 from thought_model.clause_codec import PLAN_ONLY_MARK, ClauseCodec, ClauseRequest, plan_only_schema
 from thought_model.clause_fill import fill_one, refills
-from thought_model.clauses import Clause, renumber, split_request
+from thought_model.clauses import Clause, is_selection, renumber, split_request
 from thought_model.compose_job import ComposeJob, ComposerConfig
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
 from thought_model.entities import SLOT_TOKEN_RE, Perception, perceive
@@ -69,10 +69,10 @@ from thought_model.periods import fix_periods
 from thought_model.plan_clean import clean_plan
 from thought_model.plan_concat import (
     MULTI_INTENT,
-    borrowed_copy,
     concat,
     distinct_calls,
     distinct_tools,
+    misread_ask,
     same_shape,
     with_trailing_asks,
 )
@@ -212,7 +212,7 @@ class ComposingEngine(PlanEngine):
             if k < 0:
                 job.whole = res
             else:
-                job.parts[k] = res
+                job.parts[k] = _selection_only(job.clauses[k], res)
         # code-checked insufficiency: a model insufficient_context whose intent the request grounds
         # fully is re-decoded as a plan (one batched round); one naming the wrong fields is corrected
         batch, where = [], []
@@ -396,7 +396,7 @@ class ComposingEngine(PlanEngine):
         if plan is None:
             return whole
         before = whole.output if whole.ok else None
-        borrowed = isinstance(before, ThoughtPlan) and borrowed_copy(before, plan, job)
+        borrowed = isinstance(before, ThoughtPlan) and misread_ask(before, plan, job)
         if (
             not borrowed
             and distinct_calls(plan) <= distinct_calls(before)
@@ -414,6 +414,18 @@ class ComposingEngine(PlanEngine):
             return whole  # (more tools at the same call count: "the profile twice, no weather")
         job.how = "composed"
         return PlanResult(output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
+
+
+def _selection_only(clause: Clause, res: PlanResult) -> PlanResult:
+    """A selection clause ("my latest delivered order") finds the item: its plan is the list step
+    only (the model often adds a reader of the item the rest of the request does not ask for)."""
+    plan = res.output
+    if not res.ok or not isinstance(plan, ThoughtPlan) or len(plan.steps) < 2:
+        return res
+    if plan.steps[0].dependencies or not is_selection(clause.masked):
+        return res
+    kept = plan.model_copy(update={"steps": plan.steps[:1]})
+    return replace(res, output=kept, text=kept.model_dump_json(exclude={"thought_id", "created_at"}))
 
 
 def _add_stats(acc: GenerationStats, s: GenerationStats) -> None:

@@ -55,7 +55,7 @@ def test_left_alone_when_the_speaker_speaks_of_their_own_or_no_one_else_is_named
 
 
 def test_a_named_person_without_a_pronoun_is_looked_up() -> None:
-    """"找一下黄志明的订单", "my colleague X's orders": the one named person's id, no 他/his needed."""
+    """The one named person's id without 他/his ("找一下黄志明的订单", "my colleague X's orders")."""
     plan = _plan({"tool": "list_orders", "arguments": {"user_id": ME}})
     for text in ("找一下黄志明的订单", "show my colleague 黄志明's orders"):
         out = third_person_user(plan, text, ME, {"<NAME1>": "黄志明"})
