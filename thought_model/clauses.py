@@ -291,6 +291,19 @@ def _split_points(text: str, zh: bool) -> list[tuple[int, int, str]]:
     return out
 
 
+_MY_OBJECT = re.compile(
+    r"(?:and\s+)?(?:also\s+)?(?:all\s+)?(?:my|our)\s+(?:[a-z_\-]+\s+){0,2}?"
+    r"(?:orders?|invoices?|expenses?|expense claims?|claims?|reimbursements?|calendar|schedule|profile)\b",
+    re.I,
+)
+"""A list item "my <noun phrase>" after a comma: the next object of the opening verb ("list my
+shipped orders, my void invoices and my rejected expenses")."""
+
+
+def _list_item(piece: str, zh: bool) -> bool:
+    return not zh and _MY_OBJECT.fullmatch(_clean(piece, zh)) is not None
+
+
 def split_masked(masked: str, vocab: SplitVocab = REFERENCE_VOCAB) -> list[str]:
     """The asks of one masked request (one element: no split); ``vocab``: the registry's words."""
     text = masked.strip()
@@ -310,6 +323,7 @@ def split_masked(masked: str, vocab: SplitVocab = REFERENCE_VOCAB) -> list[str]:
                 continue  # "<NAME1> 和 <NAME2>": coordinated arguments of one ask
         if strength == "comma" and not (
             _starts_with_verb(right, zh, vocab)
+            or (not zh and _MY_OBJECT.match(right) is not None and _starts_with_verb(text, zh, vocab))
             or (zh and _aspect_question(left) and _aspect_question(right, True))
         ):
             continue
@@ -322,7 +336,7 @@ def split_masked(masked: str, vocab: SplitVocab = REFERENCE_VOCAB) -> list[str]:
     merged: list[str] = []
     carry = ""  # a leading piece with slots but no ask of its own joins the next piece
     for piece in pieces:
-        own_ask = has_ask(piece, zh, vocab) and _clean(piece, zh)
+        own_ask = (has_ask(piece, zh, vocab) or _list_item(piece, zh)) and _clean(piece, zh)
         if (
             not own_ask
             and not SLOT_TOKEN_RE.search(piece)
@@ -342,7 +356,7 @@ def split_masked(masked: str, vocab: SplitVocab = REFERENCE_VOCAB) -> list[str]:
             if prefix.strip():
                 merged.append(prefix + _clean(piece, zh))
                 continue
-        if has_ask(piece, zh, vocab) and _clean(piece, zh):
+        if (has_ask(piece, zh, vocab) or _list_item(piece, zh)) and _clean(piece, zh):
             merged.append(piece)
             continue
         # glue back with the original text between them

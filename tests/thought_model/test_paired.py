@@ -85,3 +85,11 @@ def test_a_selection_phrase_with_an_act_on_it_is_its_own_clause() -> None:
         "where is my most recent shipped order?"
     ]
     assert is_selection("my latest delivered order") and not is_selection("refund it")
+
+
+def test_my_noun_phrases_after_a_comma_are_list_items_of_the_opening_verb() -> None:
+    assert split_masked("list my shipped orders, my void invoices and my rejected expenses") == [
+        "list my shipped orders",
+        "my void invoices",
+        "my rejected expenses",
+    ]
