@@ -396,7 +396,9 @@ class ComposingEngine(PlanEngine):
         if plan is None:
             return whole
         before = whole.output if whole.ok else None
-        borrowed = isinstance(before, ThoughtPlan) and misread_ask(before, plan, job)
+        borrowed = (
+            self.cfg.misread_asks and isinstance(before, ThoughtPlan) and misread_ask(before, plan, job)
+        )
         if (
             not borrowed
             and distinct_calls(plan) <= distinct_calls(before)

@@ -32,6 +32,9 @@ class ComposerConfig:
     referents: bool = True  # final plan: "his / 她的" is the named person's id, not the speaker's
     trailing_asks: bool = True  # a clause failed: still add the last clauses' asks the whole plan lacks
     prefer_clause_args: bool = True  # same tools, order and links as the whole plan: the clauses' arguments
+    misread_asks: bool = (
+        True  # a whole plan reading another clause's slot in a tool that clause lacks: the clauses'
+    )
     # code checks the model's insufficient_context answers (thought_model.sufficiency)
 
 
