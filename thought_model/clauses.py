@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import partial
 
 from thought_model.entities import SLOT_TOKEN_RE, Perception
+from thought_model.selection import split_selection
 
 MAX_CLAUSES = 4
 
@@ -385,45 +387,7 @@ def _rejoin(text: str, left: str, right: str) -> str:
     return left + " " + right
 
 
-_SELECT_EN = re.compile(
-    r"\b(?:my|the)\s+(?:very\s+)?(?:latest|newest|most\s+recent(?:ly)?|last)\s+(?:[a-z_\-]+\s+){0,2}?"
-    r"(?:order|invoice|expense claim|expense|claim|reimbursement)\b",
-    re.I,
-)
-_SELECT_ZH = re.compile(
-    r"我(?:的)?(?:最新|最近|最后|上)(?:的)?(?:一|那|这)?(?:笔|张|个|单|份)?[\u4e00-\u9fff]{0,4}?(?:的)?(?:订单|发票|报销单)"
-)
-"""A selection phrase: the newest item of one of the user's lists ("my latest delivered order",
-"我最近一笔已付款的订单"); the list tool finds it, the rest of the ask acts on it."""
-
-
-def split_selection(piece: str, vocab: SplitVocab = REFERENCE_VOCAB) -> list[str]:
-    """``[selection, rest]`` when ``piece`` selects an item and also asks something of it with a
-    verb of its own ("refund <AMOUNT1> on my latest delivered order" -> "my latest delivered
-    order", "refund <AMOUNT1> on it"), the selection replaced by a pronoun the composer resolves
-    to the list step's id; ``[piece]`` otherwise."""
-    zh = is_zh(piece)
-    m = (_SELECT_ZH if zh else _SELECT_EN).search(piece)
-    if m is None:
-        return [piece]
-    rest = piece[: m.start()] + ("它" if zh else "it") + piece[m.end() :]
-    if not _strip_slots(rest).strip() or not _has_verb(rest, zh, vocab):
-        return [piece]
-    left = piece[: m.start()] + piece[m.end() :]
-    if not SLOT_TOKEN_RE.search(left) and (
-        len(re.sub(r"[\W把帮我给你]", "", left)) <= 2 if zh else len(re.findall(r"[a-z]+", left.lower())) <= 1
-    ):
-        return [piece]  # "list my newest order", "grab my latest invoice": the selection is the ask
-    return [m.group(0), rest.strip()]
-
-
-def is_selection(masked: str) -> bool:
-    """Whether a clause is only a selection phrase (its plan: the list step that finds the item)."""
-    t = masked.strip()
-    return (_SELECT_ZH if is_zh(t) else _SELECT_EN).fullmatch(t) is not None
-
-
-def _has_verb(text: str, zh: bool, vocab: SplitVocab) -> bool:
+def _has_verb(text: str, zh: bool, vocab: SplitVocab = REFERENCE_VOCAB) -> bool:
     if zh:
         return any(v in text for v in (*_ZH_VERBS, *vocab.zh_verbs) if len(v) > 1 or v in "退订查改发开")
     words = re.findall(r"[a-z]+", text.lower())
@@ -435,7 +399,8 @@ def split_request(p: Perception, vocab: SplitVocab = REFERENCE_VOCAB) -> list[Cl
     """Split a perceived request into clauses with their own slot bindings (one: no split)."""
     parts = split_masked(p.masked, vocab)
     if len(parts) < MAX_CLAUSES:
-        parts = [x for part in parts for x in split_selection(part, vocab)][:MAX_CLAUSES]
+        verb = partial(_has_verb, vocab=vocab)
+        parts = [x for part in parts for x in split_selection(part, verb)][:MAX_CLAUSES]
     out: list[Clause] = []
     for part in parts:
         used = {m.group(0) for m in SLOT_TOKEN_RE.finditer(part)}

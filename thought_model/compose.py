@@ -55,7 +55,7 @@ from tao.contracts.domain import Lexicon
 from thought_model.clause_args import clause_grounded
 from thought_model.clause_codec import PLAN_ONLY_MARK, ClauseCodec, ClauseRequest, plan_only_schema
 from thought_model.clause_fill import fill_one, refills
-from thought_model.clauses import Clause, is_selection, renumber, split_request
+from thought_model.clauses import Clause, renumber, split_request
 from thought_model.compose_job import ComposeJob, ComposerConfig
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
 from thought_model.entities import SLOT_TOKEN_RE, Perception, perceive
@@ -84,6 +84,7 @@ from thought_model.registry_graph import (
     reference_intent_shapes,
     reference_tools,
 )
+from thought_model.selection import is_selection
 from thought_model.split_vocab import registry_split_vocab
 from thought_model.status_question import status_not_tracking
 from thought_model.status_words import fix_status

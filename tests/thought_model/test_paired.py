@@ -70,7 +70,12 @@ def test_enumeration_markers_split_asks() -> None:
 
 
 def test_a_selection_phrase_with_an_act_on_it_is_its_own_clause() -> None:
-    from thought_model.clauses import is_selection, split_selection
+    from thought_model.clauses import _has_verb
+    from thought_model.selection import is_selection
+    from thought_model.selection import split_selection as split
+
+    def split_selection(piece: str) -> list[str]:
+        return split(piece, _has_verb)
 
     assert split_selection("refund <AMOUNT1> on my latest delivered order") == [
         "my latest delivered order",
