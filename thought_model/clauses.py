@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import partial
 
 from thought_model.entities import SLOT_TOKEN_RE, Perception
+from thought_model.selection import split_selection
 
 MAX_CLAUSES = 4
 
@@ -41,7 +43,7 @@ _ZH_VERBS = (
 _ZH_QUESTION = "吗 么 怎么样 怎样 咋样 如何 多少 哪里 哪儿 哪 什么 几 没 啥 呢 ？ ?".split()
 _ZH_ASPECTS = (
     "物流信息 快递信息 物流状态 配送信息 发货情况 审批进度 审批状态 物流 快递 配送 状态 进度 天气 日程 安排 "
-    "资料 档案 个人信息 订单 发票 报销单 城市 邮箱 手机号 电话"
+    "资料 档案 个人信息 订单 发票 报销单 城市 邮箱 手机号 电话 行程"
 ).split()
 _EN_VERBS = set(
     (
@@ -254,9 +256,19 @@ def _distribute_aspects(text: str, zh: bool) -> list[str] | None:
     return out
 
 
+_ENUM = re.compile(
+    r"[\s,，;；:：]*(?:(?<![0-9A-Za-z.])\(?[1-9][.)](?=\s)|\([1-9]\)|[①②③④⑤⑥]"
+    r"|(?<![\u4e00-\u9fff])[一二三四五六][、\uff0e]|第[一二三四五六](?:件事|点|个|项)?[，,、：:]|(?:首先|其次|最后)[，,、：:])\s*"
+)
+"""Enumeration markers of a list of asks: ``1) … 2) …``, ``(1)``, ``①``, ``一、… 二、…``, ``第一，… 第二，…``."""
+
+
 def _split_points(text: str, zh: bool) -> list[tuple[int, int, str]]:
     """Candidate boundaries (start, end, strength) in ``text``, left to right, non-overlapping."""
     cands: list[tuple[int, int, str]] = []
+    for m in _ENUM.finditer(text):
+        if m.end() > m.start() and 0 < m.start() and m.end() < len(text):
+            cands.append((m.start(), m.end(), "strong"))
     for rx, strength in (
         ((_ZH_STRONG, "strong"), (_ZH_WEAK, "weak"))
         if zh
@@ -281,9 +293,25 @@ def _split_points(text: str, zh: bool) -> list[tuple[int, int, str]]:
     return out
 
 
+_MY_OBJECT = re.compile(
+    r"(?:and\s+)?(?:also\s+)?(?:all\s+)?(?:my|our)\s+(?:[a-z_\-]+\s+){0,2}?"
+    r"(?:orders?|invoices?|expenses?|expense claims?|claims?|reimbursements?|calendar|schedule|profile)\b",
+    re.I,
+)
+"""A list item "my <noun phrase>" after a comma: the next object of the opening verb ("list my
+shipped orders, my void invoices and my rejected expenses")."""
+
+
+def _list_item(piece: str, zh: bool) -> bool:
+    return not zh and _MY_OBJECT.fullmatch(_clean(piece, zh)) is not None
+
+
 def split_masked(masked: str, vocab: SplitVocab = REFERENCE_VOCAB) -> list[str]:
     """The asks of one masked request (one element: no split); ``vocab``: the registry's words."""
     text = masked.strip()
+    lead = _ENUM.match(text)  # "一、…；二、…": the first marker is no ask's text
+    if lead is not None and lead.end() < len(text):
+        text = text[lead.end() :]
     zh = is_zh(text)
     points = _split_points(text, zh)
     same_kind = (*_NO_SPLIT_SAME_KIND, *vocab.id_kinds)
@@ -297,6 +325,7 @@ def split_masked(masked: str, vocab: SplitVocab = REFERENCE_VOCAB) -> list[str]:
                 continue  # "<NAME1> 和 <NAME2>": coordinated arguments of one ask
         if strength == "comma" and not (
             _starts_with_verb(right, zh, vocab)
+            or (not zh and _MY_OBJECT.match(right) is not None and _starts_with_verb(text, zh, vocab))
             or (zh and _aspect_question(left) and _aspect_question(right, True))
         ):
             continue
@@ -309,7 +338,7 @@ def split_masked(masked: str, vocab: SplitVocab = REFERENCE_VOCAB) -> list[str]:
     merged: list[str] = []
     carry = ""  # a leading piece with slots but no ask of its own joins the next piece
     for piece in pieces:
-        own_ask = has_ask(piece, zh, vocab) and _clean(piece, zh)
+        own_ask = (has_ask(piece, zh, vocab) or _list_item(piece, zh)) and _clean(piece, zh)
         if (
             not own_ask
             and not SLOT_TOKEN_RE.search(piece)
@@ -329,7 +358,7 @@ def split_masked(masked: str, vocab: SplitVocab = REFERENCE_VOCAB) -> list[str]:
             if prefix.strip():
                 merged.append(prefix + _clean(piece, zh))
                 continue
-        elif has_ask(piece, zh, vocab) and _clean(piece, zh):
+        if (has_ask(piece, zh, vocab) or _list_item(piece, zh)) and _clean(piece, zh):
             merged.append(piece)
             continue
         # glue back with the original text between them
@@ -358,9 +387,20 @@ def _rejoin(text: str, left: str, right: str) -> str:
     return left + " " + right
 
 
+def _has_verb(text: str, zh: bool, vocab: SplitVocab = REFERENCE_VOCAB) -> bool:
+    if zh:
+        return any(v in text for v in (*_ZH_VERBS, *vocab.zh_verbs) if len(v) > 1 or v in "退订查改发开")
+    words = re.findall(r"[a-z]+", text.lower())
+    verbs = _EN_VERBS | vocab.en_verbs
+    return any(w in verbs and w not in ("what", "where", "how", "when", "which", "who") for w in words)
+
+
 def split_request(p: Perception, vocab: SplitVocab = REFERENCE_VOCAB) -> list[Clause]:
     """Split a perceived request into clauses with their own slot bindings (one: no split)."""
     parts = split_masked(p.masked, vocab)
+    if len(parts) < MAX_CLAUSES:
+        verb = partial(_has_verb, vocab=vocab)
+        parts = [x for part in parts for x in split_selection(part, verb)][:MAX_CLAUSES]
     out: list[Clause] = []
     for part in parts:
         used = {m.group(0) for m in SLOT_TOKEN_RE.finditer(part)}

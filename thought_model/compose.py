@@ -64,6 +64,7 @@ from thought_model.enum_words import EnumWords, fix_enums
 from thought_model.evidence import evidenced, prune_unasked
 from thought_model.fanout import fan_out
 from thought_model.invitees import attach_invitees
+from thought_model.paired import paired_fan_out
 from thought_model.periods import fix_periods
 from thought_model.plan_clean import clean_plan
 from thought_model.plan_concat import (
@@ -71,6 +72,7 @@ from thought_model.plan_concat import (
     concat,
     distinct_calls,
     distinct_tools,
+    misread_ask,
     same_shape,
     with_trailing_asks,
 )
@@ -82,6 +84,7 @@ from thought_model.registry_graph import (
     reference_intent_shapes,
     reference_tools,
 )
+from thought_model.selection import is_selection
 from thought_model.split_vocab import registry_split_vocab
 from thought_model.status_question import status_not_tracking
 from thought_model.status_words import fix_status
@@ -216,7 +219,7 @@ class ComposingEngine(PlanEngine):
             if k < 0:
                 job.whole = res
             else:
-                job.parts[k] = res
+                job.parts[k] = _selection_only(job.clauses[k], res)
         # code-checked insufficiency: a model insufficient_context whose intent the request grounds
         # fully is re-decoded as a plan (one batched round); one naming the wrong fields is corrected
         batch, where = [], []
@@ -407,6 +410,8 @@ class ComposingEngine(PlanEngine):
             plan = prune_unasked(plan, job.req.text, job.perception.slots)
         if self.cfg.fan_out:
             plan = fan_out(plan, job.perception)
+        if self.cfg.paired:
+            plan = paired_fan_out(plan, job.perception)
         if self.cfg.periods:
             plan = fix_periods(plan, job.perception)
         if plan is res.output:
@@ -478,7 +483,14 @@ class ComposingEngine(PlanEngine):
         if plan is None:
             return whole
         before = whole.output if whole.ok else None
-        if distinct_calls(plan) <= distinct_calls(before) and distinct_tools(plan) <= distinct_tools(before):
+        borrowed = (
+            self.cfg.misread_asks and isinstance(before, ThoughtPlan) and misread_ask(before, plan, job)
+        )
+        if (
+            not borrowed
+            and distinct_calls(plan) <= distinct_calls(before)
+            and distinct_tools(plan) <= distinct_tools(before)
+        ):
             if self.cfg.prefer_clause_args and isinstance(before, ThoughtPlan) and same_shape(plan, before):
                 merged = clause_grounded(before, plan, job.clauses, job.origin, job.req.text)
                 if merged is not before:
@@ -496,6 +508,18 @@ class ComposingEngine(PlanEngine):
 def _unfilled(job: ComposeJob, graph: RegistryGraph, k: int, fields: Sequence[str]) -> list[str]:
     used = set(job.clauses[k].slots)
     return [f for f in fields if fill_one(job, graph, k, f, used) is None]
+
+
+def _selection_only(clause: Clause, res: PlanResult) -> PlanResult:
+    """A selection clause ("my latest delivered order") finds the item: its plan is the list step
+    only (the model often adds a reader of the item the rest of the request does not ask for)."""
+    plan = res.output
+    if not res.ok or not isinstance(plan, ThoughtPlan) or len(plan.steps) < 2:
+        return res
+    if plan.steps[0].dependencies or not is_selection(clause.masked):
+        return res
+    kept = plan.model_copy(update={"steps": plan.steps[:1]})
+    return replace(res, output=kept, text=kept.model_dump_json(exclude={"thought_id", "created_at"}))
 
 
 def _add_stats(acc: GenerationStats, s: GenerationStats) -> None:

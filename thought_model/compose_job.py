@@ -25,6 +25,7 @@ class ComposerConfig:
     sufficiency: SufficiencyConfig = field(default_factory=SufficiencyConfig)
     clean_whole: bool = True  # whole-request plan: drop repeated steps and a stray session-user chain
     fan_out: bool = True  # final plan: one step per value of a coordinated list (thought_model.fanout)
+    paired: bool = True  # final plan: one step per repeated value tuple (thought_model.paired)
     prune: bool = True  # final plan: drop steps the request gives no word for (thought_model.evidence)
     profile_updates: bool = True  # final plan: one update_user_profile per field the request sets
     status_words: bool = True  # final plan: list steps' status from the request's words
@@ -34,6 +35,9 @@ class ComposerConfig:
     referents: bool = True  # final plan: "his / 她的" is the named person's id, not the speaker's
     trailing_asks: bool = True  # a clause failed: still add the last clauses' asks the whole plan lacks
     prefer_clause_args: bool = True  # same tools, order and links as the whole plan: the clauses' arguments
+    misread_asks: bool = (
+        True  # a whole plan reading another clause's slot in a tool that clause lacks: the clauses'
+    )
     # code checks the model's insufficient_context answers (thought_model.sufficiency)
 
 

@@ -209,8 +209,8 @@ it is text ("内容：请先查物流然后再取消订单" is one body)."""
 _ASK_LEAD = re.compile(r"(?:and|then|also|plus)\b|然后|接着|另外|顺便|并且", re.I)
 """A connector at the start of what follows a word cue: that is the next ask, not free text."""
 _ZH_NAME_CUE = re.compile(
-    rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|找到|找出|找一下|找下|找找|搜一下|搜下|查找|查看|调出|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|看下|看一下|拉上|把|列出)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
-    r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说"
+    rf"(?:^|[\s，,。：:、]|用户|客户|同事|员工|联系人|给|帮|找|找到|找出|找一下|找下|找找|搜一下|搜下|查找|查看|调出|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|看下|看一下|拉上|把|列出|实习生|经理|主管|老板|领导|同学|朋友|名字改成|名字改为|姓名改成|姓名改为|名字换成)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
+    r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说|后天|前天|大后天|周[一二三四五六日天末]|星期|礼拜|提交|报销"
     r"|重置|提一|提个|领了|领用|申请|换|都|处理|已|待|等待|未|现在|目前|当前|手上|手头)"
 )
 _ROOM_ASK = re.compile(r"(?<![A-Za-z])(?:room|space)s?(?![A-Za-z])", re.I)
@@ -481,6 +481,12 @@ _EN_STOP = {
     "Lastly",
     "Besides",
     "Meanwhile",
+    "Three",
+    "Four",
+    "Five",
+    "Third",
+    "Much",
+    "Many",
 }
 _WORDNUM = {
     "a": 1,
@@ -881,6 +887,7 @@ def perceive(
         g = next(k for k in ("a1", "a2", "a3", "a4") if m.group(k))
         a = m.start() if g in ("a1", "a2") else m.start(g)
         spans.add("AMOUNT", a, m.end(), text, float(m.group(g)))
+    _add_parallel_amounts(text, spans)
     for m in _COUNT.finditer(text):
         n = _num(m.group("n"))
         if n is not None and n.is_integer() and 1 <= n <= 1000:
@@ -911,7 +918,9 @@ def perceive(
         if len(n) >= 3 and n.endswith("都"):  # 欧阳涛都有什么设备
             n = n[:-1]
         if n not in rules.name_block_zh and not n.startswith(("谢谢", "谢啦", "谢了")):  # 谢: a surname
-            spans.add("NAME", m.start("n"), m.start("n") + len(n), text, n)
+            a = m.start("n")
+            if not spans.add("NAME", a, a + len(n), text, n) and len(n) == 3 and spans.free(a, a + 2):
+                spans.add("NAME", a, a + 2, text, n[:2])  # 赵磊下周一: the third character starts a date
     for m in _EN_LOWER_NAME.finditer(text):  # "find user anna schmidt" -> Anna Schmidt
         n = m.group("n")
         if n.split()[0] not in rules.cities and n.split()[0] not in _EN_LOWER_STOP:
@@ -929,6 +938,20 @@ def perceive(
 
 
 MONTHS_EN_CAP = {k.capitalize() for k in MONTHS_EN}
+
+_AMOUNT_PREP = re.compile(r"\s(on|for)\b", re.I)
+
+
+def _add_parallel_amounts(text: str, spans: _Spans) -> None:
+    """A bare number after a cued amount, followed by the same preposition as that amount, is the
+    next object's amount ("refund 88 on <order> and 12.5 on <order>")."""
+    for e in [e for e in spans.items if e.type == "AMOUNT"]:
+        prep = _AMOUNT_PREP.match(text, e.end)
+        if prep is None:
+            continue
+        rx = re.compile(rf"(?<![0-9.\-/:A-Za-z])([0-9]+(?:\.[0-9]+)?)(?=\s{prep.group(1)}\b)", re.I)
+        for m in rx.finditer(text, e.end):
+            spans.add("AMOUNT", m.start(1), m.end(1), text, float(m.group(1)))
 
 
 def _mask(text: str, entities: list[Entity], show_free_text: bool = False) -> Perception:

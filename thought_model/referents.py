@@ -27,6 +27,12 @@ from thought_model.plan_edit import Draft, build, drafts
 _THIRD = re.compile(r"他|她|\bta\b|\b(?:he|him|his|she|her|hers|they|them|their)\b", re.I)
 _OWN = re.compile(r"我的|我自己|本人|我名下|咱的|咱们的|\b(?:my|mine|myself|our|ours)\b", re.I)
 _PERSON = {"NAME": "name", "EMAIL": "email", "PHONE": "phone"}
+_MY_ROLE = re.compile(
+    r"\b(?:my|our)\s+(?:colleague|co-?worker|teammate|manager|boss|intern|customer|client|friend|employee|"
+    r"assistant|report|supervisor)s?\b|我的(?:同事|经理|主管|老板|领导|实习生|客户|朋友|同学|员工|助理)",
+    re.I,
+)
+"""Possessives that name a relation, not the speaker's own things ("my colleague X", "我的同事X")."""
 
 
 def person_lookup(tools: Sequence[ToolSpec], me_kind: str | None) -> tuple[str, str] | None:
@@ -60,20 +66,24 @@ def third_person_user(
     itself when the rule does not apply. ``me_field`` / ``finder``: the registry's session-user
     argument and its lookup tool (the reference domain's by default; :func:`person_lookup`)."""
     t = to_simplified(text)
-    if not me or not _THIRD.search(t) or _OWN.search(t):
+    if not me or _OWN.search(_MY_ROLE.sub(" ", t)):
         return plan
     steps = drafts(plan)
     mine = [i for i, d in enumerate(steps) if d.arguments.get(me_field) == me]
     if not mine:
         return plan
     finder_step = next((d for d in steps[: mine[0]] if d.tool == finder), None)
+    used = [v for d in steps for v in d.arguments.values()]
+    people = [
+        (_PERSON[k], v)
+        for tok, v in slots.items()
+        if (k := re.sub(r"[0-9<>]", "", tok)) in _PERSON and v not in used
+    ]
+    # no pronoun: the request still names one person nobody's step uses ("赵强开过哪些发票",
+    # "customer X's shipped orders") and never the speaker's own things
+    if not _THIRD.search(t) and finder_step is None and len(people) != 1:
+        return plan
     if finder_step is None:
-        used = [v for d in steps for v in d.arguments.values()]
-        people = [
-            (_PERSON[k], v)
-            for tok, v in slots.items()
-            if (k := re.sub(r"[0-9<>]", "", tok)) in _PERSON and v not in used
-        ]
         if len(people) != 1:
             return plan
         arg, value = people[0]

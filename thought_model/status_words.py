@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from tao.contracts import ThoughtPlan
+from tao.contracts import PlanStep, ThoughtPlan
 from thought_model.perception.normalize import to_simplified
 
 STATUS_WORDS: dict[str, list[tuple[str, str]]] = {
@@ -104,7 +104,9 @@ def fix_status(plan: ThoughtPlan, text: str) -> ThoughtPlan:
     for s in plan.steps:
         want = status_of(s.tool, text)
         if s.step_id in needed:  # "is my last claim paid yet": the list finds the item asked about
-            steps.append(s)
+            fixed = _selection_status(s, text)
+            changed |= fixed is not s
+            steps.append(fixed)
             continue
         if s.tool in STATUS_WORDS and want is not False and s.arguments.get("status") != want:
             args = {k: v for k, v in s.arguments.items() if k != "status"}
@@ -114,3 +116,36 @@ def fix_status(plan: ThoughtPlan, text: str) -> ThoughtPlan:
             changed = True
         steps.append(s)
     return plan.model_copy(update={"steps": steps}) if changed else plan
+
+
+_SELECT_EN = re.compile(
+    r"\b(?:latest|newest|most\s+recent(?:ly)?|last|recent)\s+(?P<w>[a-z_\- ]{2,24}?)\s+"
+    r"(?:orders?|invoices?|expenses?|claims?|reimbursements?)\b",
+    re.I,
+)
+_SELECT_ZH = re.compile(
+    r"(?:最新|最近|最后|上一)(?:的)?(?:一|那|这)?(?:笔|张|个|单|份)?(?P<w>[\u4e00-\u9fff]{1,5}?)(?:的)?(?:订单|发票|报销单|报销|单子)"
+)
+
+
+def _selection_status(step: PlanStep, text: str) -> PlanStep:
+    """A list step a later step needs ("cancel my latest pending order"): a status word between the
+    selection word and the object noun ("latest *pending* order", "最近一笔*已付款*的订单") is its
+    filter; a status the request has no word for at all (``cancelled`` read from "cancel it") is
+    dropped; otherwise the step is left as planned (the word may be the question)."""
+    if step.tool not in STATUS_WORDS:
+        return step
+    t = _plain(text)
+    picked = None
+    for rx in (_SELECT_EN, _SELECT_ZH):
+        for m in rx.finditer(t):
+            v = status_of(step.tool, m.group("w"))
+            if isinstance(v, str):
+                picked = v
+    have = step.arguments.get("status")
+    if picked is not None and have != picked:
+        return step.model_copy(update={"arguments": {**step.arguments, "status": picked}})
+    if picked is None and have is not None and status_of(step.tool, text) is None:
+        args = {k: v for k, v in step.arguments.items() if k != "status"}
+        return step.model_copy(update={"arguments": args})
+    return step

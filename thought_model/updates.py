@@ -54,11 +54,13 @@ def field_pairs(masked: str, slots: dict[str, Any]) -> list[tuple[str, Any]]:
 def profile_updates(plan: ThoughtPlan, masked: str, slots: dict[str, Any], me: str | None) -> ThoughtPlan:
     """``plan`` with one update per asked field (module doc); ``plan`` itself when unchanged."""
     pairs = field_pairs(masked, slots)
-    if len(pairs) < 2:
+    if not pairs:
         return plan
     steps = drafts(plan)
     values = [v for _, v in pairs]
-    changed = False
+    changed = _person_not_value(steps, values, slots, me)
+    if len(pairs) < 2 and not changed:
+        return plan
     for d in list(steps):
         if d.tool == "find_user" and any(v in values for v in d.arguments.values()) and me:
             for o in steps:
@@ -71,7 +73,7 @@ def profile_updates(plan: ThoughtPlan, masked: str, slots: dict[str, Any], me: s
             changed = True
     updates = [d for d in steps if d.tool == "update_user_profile"]
     if not updates:
-        return plan
+        return plan if not changed else (build(plan, steps) or plan)
     have = {(d.arguments.get("field"), d.arguments.get("value")) for d in updates}
     template = updates[0]
     at = max(i for i, d in enumerate(steps) if d.tool == "update_user_profile") + 1
@@ -93,3 +95,44 @@ def profile_updates(plan: ThoughtPlan, masked: str, slots: dict[str, Any], me: s
     steps = [next(it) if d.tool == "update_user_profile" else d for d in steps]
     out = build(plan, steps)
     return out if out is not None else plan
+
+
+_PERSON_KINDS = {"EMAIL": "email", "PHONE": "phone", "NAME": "name"}
+
+
+def _person_not_value(steps: list[Draft], values: list[Any], slots: dict[str, Any], me: str | None) -> bool:
+    """A person, not a new value ("my colleague <EMAIL1> moved, set his city to <CITY1>"): an
+    update of the session user whose value is a person value (email, phone, name) no field pair
+    sets is the person whose profile changes: it becomes ``find_user`` on that value, first, and
+    the other updates of the session user take its ``user_id``. True when ``steps`` changed."""
+    if not me:
+        return False
+    kinds = {
+        v: _PERSON_KINDS[k] for tok, v in slots.items() if (k := re.sub(r"[0-9<>]", "", tok)) in _PERSON_KINDS
+    }
+    odd = [
+        d
+        for d in steps
+        if d.tool == "update_user_profile"
+        and d.arguments.get("user_id") == me
+        and (v := d.arguments.get("value")) in kinds
+        and v not in values
+    ]
+    rest = [
+        d
+        for d in steps
+        if d.tool == "update_user_profile" and d.arguments.get("user_id") == me and d not in odd
+    ]
+    if len(odd) != 1 or not rest:
+        return False
+    who = odd[0]
+    value = who.arguments["value"]
+    finder = Draft(who.key, "find_user", {kinds[value]: value}, [])
+    steps[steps.index(who)] = finder
+    steps.remove(finder)
+    steps.insert(0, finder)
+    for d in rest:
+        d.arguments["user_id"] = f"${{{finder.key}.user_id}}"
+        if finder.key not in d.dependencies:
+            d.dependencies.append(finder.key)
+    return True

@@ -59,8 +59,17 @@ def test_borrowed_dates_are_replaced_by_the_clauses_own() -> None:
             step("list_invoices", user_id=ME),
         )["steps"]
     )
-    off, _ = run(rules, text, prefer_clause_args=False)
+    off, _ = run(rules, text, prefer_clause_args=False, misread_asks=False)
     assert off.output.steps[2].arguments.get("period") == "@tomorrow"
+
+
+def test_a_whole_plan_that_misreads_another_asks_slot_gives_way_to_the_clauses() -> None:
+    """With the clause-args merge off, the period the whole plan gave the invoices (the calendar
+    clause's <DATE1>, in a tool that clause does not plan) still makes the clause plans win."""
+    text = "Check the weather in Dubai today, list my calendar for tomorrow, and show my invoices"
+    rules = [(["calendar", "invoices"], WHOLE), *CLAUSES]
+    res, _ = run(rules, text, prefer_clause_args=False)
+    assert "period" not in res.output.steps[2].arguments
 
 
 def test_an_ellipsis_of_the_same_tool_keeps_the_shared_date() -> None:

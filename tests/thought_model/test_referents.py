@@ -48,7 +48,18 @@ def test_left_alone_when_the_speaker_speaks_of_their_own_or_no_one_else_is_named
     assert third_person_user(plan, "找一下黄志明，再看看我的订单", ME, slots) is plan
     assert third_person_user(plan, "Find Kevin and show my orders to him", ME, {"<NAME1>": "Kevin"}) is plan
     assert third_person_user(plan, "看看他的订单", ME, {}) is plan  # nobody named
-    assert third_person_user(plan, "找一下黄志明的订单", ME, slots) is plan  # no third-person word
+    assert third_person_user(plan, "看看我的订单，黄志明帮我查的", ME, slots) is plan  # the speaker's own
     assert third_person_user(plan, "看看他的订单", None, slots) is plan
     two = {"<NAME1>": "黄志明", "<NAME2>": "王芳"}
     assert third_person_user(plan, "黄志明和王芳，看看他的订单", ME, two) is plan  # which one?
+
+
+def test_a_named_person_without_a_pronoun_is_looked_up() -> None:
+    """The one named person's id without 他/his ("找一下黄志明的订单", "my colleague X's orders")."""
+    plan = _plan({"tool": "list_orders", "arguments": {"user_id": ME}})
+    for text in ("找一下黄志明的订单", "show my colleague 黄志明's orders"):
+        out = third_person_user(plan, text, ME, {"<NAME1>": "黄志明"})
+        assert [(s.tool, s.arguments) for s in out.steps] == [
+            ("find_user", {"name": "黄志明"}),
+            ("list_orders", {"user_id": "${t1.user_id}"}),
+        ]
