@@ -61,6 +61,7 @@ from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, 
 from thought_model.entities import SLOT_TOKEN_RE, Perception, perceive
 from thought_model.enum_required import must_write, unwritten_required
 from thought_model.enum_words import EnumWords, fix_enums
+from thought_model.evidence import CUES as EVIDENCE_CUES
 from thought_model.evidence import evidenced, prune_unasked
 from thought_model.fanout import fan_out
 from thought_model.invitees import attach_invitees
@@ -160,6 +161,7 @@ class ComposingEngine(PlanEngine):
         self.person = person_lookup(tools, getattr(self.lexicon, "me_kind", None)) if own else None
         # and its tool words for the evidence rule, from its contracts, enum words and examples
         self.cues = derive_cues(tools, examples, value_words) if own else None
+        self.words = self.cues or derive_cues(tools)  # the dropped-ask rule's words, any registry
         if own and splitter is split_request:  # the registry's id kinds and tool-name words
             splitter = partial(split_request, vocab=registry_split_vocab(tools, self.lexicon))
         self.splitter = splitter
@@ -418,6 +420,12 @@ class ComposingEngine(PlanEngine):
             return res
         return replace(res, output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
 
+    def _worded(self, tool: str, masked: str) -> bool:
+        """Whether ``masked`` has a word of ``tool`` (False for a tool without cue words)."""
+        if tool in EVIDENCE_CUES and self.cues is None:  # the reference domain's hand-written words
+            return evidenced(tool, masked)
+        return bool(self.words.cues.get(tool)) and self.words.evidenced(tool, masked)
+
     def _dropped_ask(self, job: ComposeJob, whole: PlanResult) -> PlanResult | None:
         """``insufficient_context`` when the whole-request plan leaves out the ask of a clause that
         lacks a value nothing else provides ("reset my VPN password and then open a ticket": the
@@ -433,14 +441,10 @@ class ComposingEngine(PlanEngine):
                 continue
             tools = self.intent_tools.get(out.intent or "", set())
             masked = job.clauses[k].masked
-            asked = any(
-                self.cues.evidenced(t, masked) if self.cues is not None else evidenced(t, masked)
-                for t in tools
-            )  # the clause's words are of that ask ("what's the email" asks for no replacement)
-            served = any(
-                self.cues.evidenced(t, masked) if self.cues is not None else evidenced(t, masked)
-                for t in planned - tools
-            )  # a planned step is of the clause's words: the clause model misread its intent
+            asked = any(self._worded(t, masked) for t in tools)
+            # the clause's words are of that ask ("what's the email" asks for no replacement)
+            served = any(self._worded(t, masked) for t in planned - tools)
+            # a planned step is of the clause's words: the clause model misread its intent
             if tools and asked and not tools & planned and not served:
                 fields += _unfilled(job, self.graph, k, out.required_fields)
         if not fields:
