@@ -1,0 +1,215 @@
+"""The composer's checks and final passes (:class:`ComposerPasses`, mixed into
+:class:`thought_model.compose.ComposingEngine`): the sufficiency and evidence re-decodes of a result,
+the dropped-ask rule, and the deterministic passes on the final plan (see the module doc of
+:mod:`thought_model.compose` for where each runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from tao.contracts import InsufficientContext, ThoughtPlan, ToolSpec
+from thought_model.clause_codec import ClauseRequest
+from thought_model.clause_fill import fill_one
+from thought_model.clauses import Clause, renumber
+from thought_model.compose_job import ComposeJob, ComposerConfig
+from thought_model.engine.base import PlanRequest, PlanResult
+from thought_model.enum_required import MustWrite, unwritten_required
+from thought_model.enum_words import EnumWords, fix_enums
+from thought_model.evidence import CUES as EVIDENCE_CUES
+from thought_model.evidence import evidenced, prune_unasked
+from thought_model.fanout import fan_out
+from thought_model.invitees import attach_invitees
+from thought_model.paired import paired_fan_out
+from thought_model.periods import fix_periods
+from thought_model.plan_clean import clean_plan
+from thought_model.referents import third_person_user
+from thought_model.registry_graph import (
+    RegistryGraph,
+)
+from thought_model.selection import is_selection
+from thought_model.status_question import status_not_tracking
+from thought_model.status_words import fix_status
+from thought_model.sufficiency import Decision, SufficiencyCheck
+from thought_model.tool_cues import ToolCues
+from thought_model.unnamed_person import unnamed_other
+from thought_model.updates import profile_updates
+
+
+class ComposerPasses:
+    """The composer's per-result checks and final-plan passes; state is the engine's (set in
+    :meth:`thought_model.compose.ComposingEngine.__init__`)."""
+
+    cfg: ComposerConfig
+    graph: RegistryGraph
+    specs: list[ToolSpec]
+    sufficiency: SufficiencyCheck
+    intent_tools: dict[str, set[str]]
+    enum_words: EnumWords | None
+    must_write: MustWrite
+    person: tuple[str, str] | None
+    cues: ToolCues | None
+    words: ToolCues
+
+    def _check_insufficient(self, job: ComposeJob, k: int) -> ClauseRequest | None:
+        """Apply :class:`~thought_model.sufficiency.SufficiencyCheck` to the whole result
+        (``k = -1``) or clause ``k``: correct the named fields in place, or return the plan-only
+        request to re-decode."""
+        res = job.whole if k < 0 else job.parts[k]
+        if res is None or not res.ok or not isinstance(res.output, InsufficientContext):
+            return None
+        user_known = bool(job.req.session is not None and job.req.session.user_id)
+        req = (
+            ClauseRequest(job.req.text, job.req.session, job.req.tools, job.req.deadline_s, job.perception)
+            if k < 0
+            else self._clause_request(job.req, job.clauses[k])
+        )
+        slots = list(req.perception.slots) if req.perception is not None else []
+        masked = req.perception.masked if req.perception is not None else None
+        verdict = self.sufficiency.judge(res.output, slots, user_known, masked)
+        if verdict.decision is Decision.FIELDS:
+            ins = self.sufficiency.corrected(res.output, verdict)
+            fixed = replace(res, output=ins, text=ins.model_dump_json(exclude_none=True))
+            if k < 0:
+                job.whole = fixed
+            else:
+                job.parts[k] = fixed
+            return None
+        if verdict.decision is not Decision.REPLAN:
+            return None
+        tools = list(verdict.tools) if self.cfg.sufficiency.restrict_tools else req.tools
+        if tools is not None and job.req.tools is not None:
+            tools = [t for t in tools if t in job.req.tools]
+            if not tools:
+                return None
+        return replace(req, tools=tools, plan_only=True)
+
+    def _check_evidence(self, job: ComposeJob, k: int) -> ClauseRequest | None:
+        """The request (whole ``k = -1`` or clause ``k``) re-decoded over the tools its words
+        evidence, when its plan has none of them (a user registry's derived cues only)."""
+        res = job.whole if k < 0 else job.parts[k]
+        if self.cues is None or not self.cfg.reroute or res is None or not res.ok:
+            return None
+        if not isinstance(res.output, ThoughtPlan) or not res.output.steps:
+            return None
+        req = (
+            ClauseRequest(job.req.text, job.req.session, job.req.tools, job.req.deadline_s, job.perception)
+            if k < 0
+            else self._clause_request(job.req, job.clauses[k])
+        )
+        masked = req.perception.masked if req.perception is not None else req.text
+        cued = self.cues.cued_tools(masked)
+        if job.req.tools is not None:
+            cued = [t for t in cued if t in job.req.tools]
+        if not cued or any(s.tool in cued for s in res.output.steps):
+            return None
+        return replace(req, tools=cued)
+
+    @staticmethod
+    def _clause_request(req: PlanRequest, c: Clause) -> ClauseRequest:
+        """A clause as a request; its slots renumbered from 1 per kind as in training prompts
+        (values are literal after parsing, so the numbering never reaches the output)."""
+        rc, _ = renumber(c)
+        return ClauseRequest(req.text, req.session, req.tools, req.deadline_s, rc.perception())
+
+    def _finish(self, job: ComposeJob, res: PlanResult) -> PlanResult:
+        """The code passes on the final plan: the named person instead of the speaker for "his /
+        她的", steps nobody asked for dropped, then fan-out over coordinated lists of values."""
+        if not res.ok or not isinstance(res.output, ThoughtPlan):
+            return res
+        plan = attach_invitees(res.output, self.specs, job.perception)  # "… and invite X": a split ask
+        me = job.req.session.user_id if job.req.session is not None else None
+        if self.cfg.referents:
+            if self.person is not None:
+                me_field, finder = self.person
+                named = third_person_user(
+                    plan, job.req.text, me, job.perception.slots, me_field=me_field, finder=finder
+                )
+            else:
+                named = third_person_user(plan, job.req.text, me, job.perception.slots)
+            if named is not plan:
+                plan = clean_plan(named, None, job.req.text)  # the repeats it made (profile twice)
+        if self.cfg.profile_updates:
+            plan = profile_updates(plan, job.perception.masked, job.perception.slots, me)
+        if self.person is not None and self.cfg.clean_whole:  # a composed plan strays to the speaker too
+            plan = clean_plan(plan, me, job.req.text, *self.person)
+            other = (
+                unnamed_other(plan, job.req.text, job.perception.slots, me, self.person[0])
+                if self.cfg.unnamed_others
+                else None
+            )
+            if other is not None:  # "reset my teammate's password": whose?
+                return replace(res, output=other, text=other.model_dump_json(exclude_none=True))
+        if self.cfg.prune and self.cues is not None:  # before the enum check: no system for an unasked reset
+            plan = prune_unasked(
+                plan, job.req.text, job.perception.slots, cues=self.cues, masked=job.perception.masked
+            )
+        if self.cfg.status_words:
+            plan = fix_status(plan, job.req.text)
+            plan = status_not_tracking(plan, job.req.text)
+            if self.enum_words is not None:
+                plan = fix_enums(plan, job.perception.masked, self.enum_words)
+                ins = unwritten_required(plan, job.perception.masked, self.enum_words, self.must_write)
+                if ins is not None:
+                    return replace(res, output=ins, text=ins.model_dump_json(exclude_none=True))
+        if self.cfg.prune and self.cues is None:
+            plan = prune_unasked(plan, job.req.text, job.perception.slots)
+        if self.cfg.fan_out:
+            plan = fan_out(plan, job.perception)
+        if self.cfg.paired:
+            plan = paired_fan_out(plan, job.perception)
+        if self.cfg.periods:
+            plan = fix_periods(plan, job.perception)
+        if plan is res.output:
+            return res
+        return replace(res, output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
+
+    def _worded(self, tool: str, masked: str) -> bool:
+        """Whether ``masked`` has a word of ``tool`` (False for a tool without cue words)."""
+        if tool in EVIDENCE_CUES and self.cues is None:  # the reference domain's hand-written words
+            return evidenced(tool, masked)
+        return bool(self.words.cues.get(tool)) and self.words.evidenced(tool, masked)
+
+    def _dropped_ask(self, job: ComposeJob, whole: PlanResult) -> PlanResult | None:
+        """``insufficient_context`` when the whole-request plan leaves out the ask of a clause that
+        lacks a value nothing else provides ("reset my VPN password and then open a ticket": the
+        ticket's content): the tools of the clause's intent, which its words evidence, have no step in
+        the plan."""
+        if not whole.ok or not isinstance(whole.output, ThoughtPlan):
+            return None
+        planned = {s.tool for s in whole.output.steps}
+        fields: list[str] = []
+        for k, p in enumerate(job.parts):
+            out = p.output if p is not None else None
+            if not isinstance(out, InsufficientContext):
+                continue
+            tools = self.intent_tools.get(out.intent or "", set())
+            masked = job.clauses[k].masked
+            asked = any(self._worded(t, masked) for t in tools)
+            # the clause's words are of that ask ("what's the email" asks for no replacement)
+            served = any(self._worded(t, masked) for t in planned - tools)
+            # a planned step is of the clause's words: the clause model misread its intent
+            if tools and asked and not tools & planned and not served:
+                fields += _unfilled(job, self.graph, k, out.required_fields)
+        if not fields:
+            return None
+        job.how = "dropped-ask"
+        ins = InsufficientContext(required_fields=list(dict.fromkeys(fields)), intent=whole.output.intent)
+        return PlanResult(output=ins, text=ins.model_dump_json(exclude_none=True))
+
+
+def _unfilled(job: ComposeJob, graph: RegistryGraph, k: int, fields: Sequence[str]) -> list[str]:
+    used = set(job.clauses[k].slots)
+    return [f for f in fields if fill_one(job, graph, k, f, used) is None]
+
+
+def _selection_only(clause: Clause, res: PlanResult) -> PlanResult:
+    """A selection clause ("my latest delivered order") finds the item: its plan is the list step
+    only (the model often adds a reader of the item the rest of the request does not ask for)."""
+    plan = res.output
+    if not res.ok or not isinstance(plan, ThoughtPlan) or len(plan.steps) < 2:
+        return res
+    if plan.steps[0].dependencies or not is_selection(clause.masked):
+        return res
+    kept = plan.model_copy(update={"steps": plan.steps[:1]})
+    return replace(res, output=kept, text=kept.model_dump_json(exclude={"thought_id", "created_at"}))
