@@ -31,6 +31,7 @@ from thought_model.expense_words import fix_category
 from thought_model.invitees import PEOPLE_FIELDS as PEOPLE_LIST_FIELDS
 from thought_model.invitees import attach_invitees
 from thought_model.recipients import unknown_recipient
+from thought_model.step_ids import renumber_steps
 from thought_model.unstated import unstated_fields, unstated_in_plan
 
 SEPARATORS = (",", ":")
@@ -490,6 +491,7 @@ def parse_output(
             except PlanParseError:
                 return ic
             return direct
+        obj = renumber_steps(obj)
         steps = obj.get("steps")
         if isinstance(steps, list):
             for s in steps:

@@ -217,3 +217,30 @@ def test_steps_are_position_aware(schema: dict) -> None:
     assert not v.is_valid(plan(t1, {**t2, "arguments": {"user_id": "${t3.user_id}"}}))  # forward reference
     assert not v.is_valid(plan(t1, {**t2, "dependencies": ["t2"]}))  # depends on itself
     assert not v.is_valid(plan(t2, t1))
+
+
+def test_repeated_later_step_id_is_renumbered_by_position() -> None:
+    """Steps 3..7 share one sub-grammar (ids t3..t7), so a long decode can repeat an id; the k-th
+    step is read as t{k} and a reference names the latest earlier step written with that id."""
+    s = SessionState(user_id="U10000001", now=datetime(2026, 3, 1))
+
+    def step(sid: str, tool: str, args: dict, deps: list[str]) -> dict:
+        return {"step_id": sid, "tool": tool, "arguments": args, "dependencies": deps}
+
+    steps = [
+        step("t1", "list_orders", {"user_id": "<ME>"}, []),
+        step("t2", "get_order_status", {"order_id": "${t1.order_id}"}, ["t1"]),
+        step("t3", "get_logistics", {"order_id": "${t1.order_id}"}, ["t1"]),
+        step("t3", "get_order_invoice", {"order_id": "${t1.order_id}"}, ["t1"]),
+        step("t5", "get_invoice", {"invoice_id": "${t3.invoice_id}"}, ["t3"]),
+    ]
+    out = json.dumps({"version": "1.0", "intent": "a_b", "steps": steps})
+    plan = parse_output(out, "我最新的订单", s, TOOLS)
+    assert isinstance(plan, ThoughtPlan)
+    assert [p.step_id for p in plan.steps] == ["t1", "t2", "t3", "t4", "t5"]
+    last = plan.steps[4]
+    assert last.dependencies == ["t4"] and last.arguments["invoice_id"] == "${t4.invoice_id}"
+    # a reference with no earlier step of that id is left as written: still rejected
+    steps[4] = step("t5", "get_invoice", {"invoice_id": "${t6.invoice_id}"}, ["t6"])
+    with pytest.raises(PlanParseError):
+        parse_output(json.dumps({"version": "1.0", "intent": "a_b", "steps": steps}), "x", s, TOOLS)
