@@ -114,7 +114,8 @@ class ComposerPasses:
 
     def _finish(self, job: ComposeJob, res: PlanResult) -> PlanResult:
         """The code passes on the final plan: the named person instead of the speaker for "his /
-        她的", steps nobody asked for dropped, then fan-out over coordinated lists of values."""
+        她的", steps nobody asked for dropped, then fan-out over coordinated lists of values; last, a step
+        that repeats an earlier one (same tool and arguments) is dropped, its references moved."""
         if not res.ok or not isinstance(res.output, ThoughtPlan):
             return res
         plan = attach_invitees(res.output, self.specs, job.perception)  # "… and invite X": a split ask
@@ -160,6 +161,7 @@ class ComposerPasses:
             plan = paired_fan_out(plan, job.perception)
         if self.cfg.periods:
             plan = fix_periods(plan, job.perception)
+        plan = clean_plan(plan, None, job.req.text)  # any registry: a step never repeats an earlier one
         if plan is res.output:
             return res
         return replace(res, output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))

@@ -112,3 +112,21 @@ def test_a_trailing_ask_the_whole_plan_dropped_is_added_when_a_clause_failed() -
     assert res.output.steps[2].arguments == {"city": "Paris"} and res.output.intent == "multi_task"
     off, _ = run(rules, text, refill=False, trailing_asks=False)
     assert [s.tool for s in off.output.steps] == ["find_meeting_room", "book_meeting_room"]
+
+
+def test_a_step_repeating_an_earlier_one_is_dropped_at_the_end() -> None:
+    """The last pass, for any registry: the same tool with the same arguments twice is one step, and
+    what referred to the copy refers to the first."""
+    text = "weather in Paris today and the weather in Paris today again"
+    rules = [
+        (
+            ["weather in <CITY1>"],
+            plan(
+                "weather_twice",
+                step("get_weather", city="<CITY1>", date="@today"),
+                step("get_weather", city="<CITY1>", date="@today"),
+            ),
+        )
+    ]
+    res, _ = run(rules, text)
+    assert [(s.tool, s.arguments.get("city")) for s in res.output.steps] == [("get_weather", "Paris")]

@@ -1,0 +1,42 @@
+"""English names in free text (thought_model/perception/names_en.py): a single capitalised word that
+opens a sentence is no name unless a possessive follows; company names are no person (issue #15)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from thought_model.entities import perceive
+from thought_model.perception.names_en import company_spans, not_a_name, opens_sentence
+
+TODAY = date(2026, 5, 11)
+
+
+def names(text: str) -> list[str]:
+    slots = perceive(text, today=TODAY).slots
+    return [v for k, v in slots.items() if k.startswith("<NAME")]
+
+
+def test_a_sentence_opening_word_is_no_name() -> None:
+    assert names("Hope your day is going well. Appreciate it! Show my orders") == []
+    assert names("Travelling on Sunday, what is the weather in Berlin") == []
+
+
+def test_a_possessive_or_a_second_word_keeps_the_name() -> None:
+    assert names("Anna's calendar for tomorrow") == ["Anna"]
+    assert names("Oliver Brown starts today, create his account") == ["Oliver Brown"]
+    assert names("please check the calendar of Anna tomorrow") == ["Anna"]
+
+
+def test_a_company_is_no_person() -> None:
+    text = "send the invoice to Maple & Co and to Acme Ltd"
+    spans = company_spans(text)
+    assert [text[a:b] for a, b in spans] == ["Maple & Co", "Acme Ltd"]
+    i = text.index("Maple")
+    assert not_a_name(text, i, i + 5, ["Maple"], spans)
+    assert names(text) == []
+
+
+def test_opens_sentence_skips_emoji_and_spaces() -> None:
+    text = "ok. 🙂 Priority high"
+    assert opens_sentence(text, text.index("Priority"))
+    assert not opens_sentence("ask Priority", 4)
