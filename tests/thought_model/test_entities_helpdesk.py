@@ -64,3 +64,20 @@ def test_an_enum_piece_after_its_field_name_ends_the_summary(lex) -> None:
         "open a software ticket: Excel crashes whenever I open big files, priority urgent", lexicon=lex
     )
     assert list(p.slots.values()) == ["Excel crashes whenever I open big files"]
+
+
+def test_a_name_after_a_department_after_zhi_dao_and_before_a_pinyin_de(lex) -> None:
+    """人事部的王建国 / 销售部周婷婷 / 我想知道马东的 / 周文斌de员工号 / 陈明he王丽: names (issue #15);
+    a room's or a whole's 的 before an ordinary word is none."""
+
+    def names(text: str) -> list[str]:
+        return [v for k, v in perceive(text, TODAY, True, lex).slots.items() if k.startswith("<NAME")]
+
+    assert names("帮我查下人事部的王建国的员工号") == ["王建国"]
+    assert names("帮我查查销售部周婷婷") == ["周婷婷"]
+    assert names("请找到技术部的欧阳明") == ["欧阳明"]
+    assert names("我想知道马东的邮箱") == ["马东"]
+    assert names("周文斌de员工号是多少") == ["周文斌"]
+    assert names("陈明he王丽的工号") == ["陈明", "王丽"]
+    assert names("把会议室的容量告诉我") == []
+    assert names("全部的工单") == []
