@@ -41,7 +41,7 @@ from thought_model.entities_lexicon import (
     ZH_REL_DAY,
     ZH_REL_PERIOD,
 )
-from thought_model.perception.freetext import find_free_texts
+from thought_model.perception.freetext import find_free_texts, opens_with_field_cue
 from thought_model.perception.gazetteer import find_cities
 from thought_model.perception.names_en import EN_STOP, company_spans, not_a_name
 from thought_model.perception.normalize import normalize_request
@@ -614,6 +614,8 @@ def perceive(
             end = a + comma.start() if comma else end
         t = text[a:end]
         if not colon and _ASK_LEAD.match(t):  # "my newest ticket, and who's handling it": a next ask
+            continue
+        if opens_with_field_cue(t):  # "工单，问题描述就写“…”": the field's own cue follows
             continue
         if t and spans.free(a, a + len(t)):
             spans.add("TEXT", a, a + len(t), text, t)

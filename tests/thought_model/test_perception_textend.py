@@ -75,3 +75,24 @@ def test_not_sign_offs(piece: str) -> None:
 def test_end_never_passes_the_limit() -> None:
     text = "正文：你好，材料已发"
     assert cued_text_end(text, 3, 5) == 5
+
+
+def test_a_field_word_and_its_verb_cue_the_value_not_a_text() -> None:
+    """说明写“X” / 描述写：X / 主题写成X: the value is X, not 写 or 成X (issue #14)."""
+    assert perceive("报销50元餐费，说明写“客户午餐”", user_known=True).slots == {
+        "<AMOUNT1>": 50.0,
+        "<TEXT1>": "客户午餐",
+    }
+    p = perceive("发邮件给a@b.com，主题写成周会取消，正文写下周再议", user_known=True)
+    assert [p.slots["<TEXT1>"], p.slots["<TEXT2>"]] == ["周会取消", "下周再议"]
+    assert perceive("提个工单，描述写：打印机卡纸", user_known=True).slots == {"<TEXT1>": "打印机卡纸"}
+
+
+def test_a_next_ask_after_a_comma_and_or_a_spaced_connective_ends_the_text() -> None:
+    """ ", and open / reset / track …" and "… 再帮我…" start the next ask, even after a colon."""
+    p = perceive(
+        "request a refund for order 123456789012345678 because it arrived late, and track order 223456789012345678"
+    )
+    assert p.slots["<TEXT1>"] == "it arrived late"
+    assert perceive("退款原因是买错了 再帮我查一下订单123456789012345678的物流").slots["<TEXT1>"] == "买错了"
+    assert perceive("reason: wrong size, and reset my password").slots["<TEXT1>"] == "wrong size"

@@ -33,13 +33,13 @@ _EN_NEXT_CUE = re.compile(
 )
 
 _ZH_CUES = re.compile(
-    r"(?:邮件正文|邮件内容|正文|内容|备注)(?:就|里|中)?(?:写上|写着|写|填上|填|用)(?:[:：]\s*)?"
-    r"|(?:标题|主题|题目)(?:就|要)?(?:叫做|叫|写|用|定为|设为)(?:[:：]\s*)?"
+    r"(?:邮件正文|邮件内容|正文|内容|备注|问题描述|描述|说明|事由|用途)(?:就|里|中|要|请)?(?:写上|写成|写着|写|填上|填|用)(?:[:：]\s*)?"
+    r"|(?:标题|主题|题目)(?:就|要)?(?:叫做|叫|写成|写上|写|用|定为|设为)(?:[:：]\s*)?"
     r"|(?:发票)?抬头(?:就|要|请)?(?:写上(?![海饶虞])|写成(?!都)|写|开成(?!都)|开给|开|填上|填|用)(?:[:：]\s*)?"
     # a bare field word before its value: "主题 明天请假 内容 …", "，标题周会，"
     r"|(?:(?<=^)|(?<=[\s，,。；;]))(?:邮件)?(?:标题|主题|题目|内容|正文)(?:\s+|(?=[^\s是为叫写用就要:：，,。的里中和呢吗啥我还待稍先没]))"
     # an expense's bare 说明 / 备注 / 事由: "说明团建", "说明 去机场" (not 说明一下 / 说明书)
-    r"|(?:(?<=^)|(?<=[\s，,。；;]))(?:说明|备注|事由|用途)(?:\s+|(?=[^\s是为:：，,。的一下书]))"
+    r"|(?:(?<=^)|(?<=[\s，,。；;]))(?:说明|备注|事由|用途)(?:\s+|(?=[^\s是为:：，,。的一下书写填用就要]))"
     # a bare 抬头 / 原因 / 理由 after a comma: "，抬头上海蓝天公司", "，原因买错了"
     r"|(?<=[，,。；;\s])(?:发票)?(?:抬头|原因|理由)(?=[^\s是为:：，,。的呢吗啥我还待稍先没不就写填要叫用开])"
 )
@@ -162,6 +162,13 @@ def _cut(
     while a < b and text[a] == " ":
         a += 1
     return (a, b) if b - a >= 2 or (b - a >= 1 and not text[a].isascii()) else None
+
+
+def opens_with_field_cue(text: str) -> bool:
+    """Whether ``text`` starts with a field word and its verb (``问题描述就写…``, ``说明写…``): what
+    another cue took as its value is that field's cue, and :func:`find_free_texts` reads its value."""
+    m = _ZH_CUES.match(text)
+    return m is not None and m.end() > 2
 
 
 def find_free_texts(

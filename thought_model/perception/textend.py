@@ -34,6 +34,8 @@ _NEXT_ASK = re.compile(
     r"查|看看|看下|取消|退款|退|发个|发封|发给|订|预订|开个|开张|建个|加个|报销|提交|抄送|邀请|叫上|拉上|"
     r"(?:and\s+)?(?:then|also|plus|after that|please|pls|can you|could you|check|book|find|send|cancel|"
     r"refund|submit|list|show|get|create|schedule|invite|cc|subject|body|title|description|reason|header|"
+    r"open|reset|track|raise|file|log|request|update|change|add|remove|delete|look|tell|give|email|reserve|"
+    r"order|renew|assign|close|reopen|escalate|pull|fetch|move|unlock|"
     r"starting|starts|lasting|ending)(?![A-Za-z]))",
     re.I,
 )
@@ -50,6 +52,10 @@ _WHEN = re.compile(
     re.I,
 )
 """A comma piece that starts with a time, a day, a duration or a count, or is an amount: another field."""
+
+
+_SPACED_ASK = re.compile(r"\s+(?:再(?=帮|给|把|查|开|提|重置|订|发|看)|然后|另外|顺便|接着|并且)")
+"""A Chinese connective after a space (``问题是电脑蓝屏 再帮我重置密码``): the next ask, even after a colon."""
 
 
 def is_sign_off(piece: str) -> bool:
@@ -76,6 +82,8 @@ def cued_text_end(text: str, a: int, limit: int, fields: re.Pattern[str] | None 
     limit = min(limit, a + MAX_CHARS, len(text))
     hard = _HARD_STOP.search(text, a, limit)
     end = hard.start() if hard else limit
+    spaced = _SPACED_ASK.search(text, a, end)
+    end = spaced.start() if spaced else end
     for c in _COMMA.finditer(text, a, end):
         nxt = _COMMA.search(text, c.end(), end)
         piece = text[c.end() : nxt.start() if nxt else end]
