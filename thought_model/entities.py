@@ -26,7 +26,7 @@ near a cue); time ranges, compound durations, weekends, last/next N days and ``N
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from tao.contracts.domain import Lexicon
@@ -192,13 +192,13 @@ _QUOTED = re.compile(
 )
 """Quoted free text; an ASCII apostrophe quotes only at word edges (so "I'm ... what's" is no quote)."""
 _CUE = re.compile(
-    r"(?:原因是|原因[:：]|理由是|理由[:：]|因为|抬头是|抬头为|抬头[:：]|标题是|标题为|标题[:：]|主题是|主题为|主题[:：]"
+    r"(?:原因是|原因[:：]|理由是|理由[:：]|因为|抬头是|抬头为|抬头[:：]|标题是|标题为|标题[:：]|主题是|主题为|主题[:：]|主旨是|主旨为|主旨[:：]"
     r"|内容是|内容为|内容[:：]|正文是|正文[:：]|说明是|说明[:：]|备注[:：]|用途是|事由是|事由[:：]"
     r"|(?<![A-Za-z])(?:reason(?:\s+(?:is|was|being))?:?|because|titled|title:|subject:|saying|that says|body:|header:|description:"
     r"|for the purpose of)(?![A-Za-z]))\s*",
     re.I,
 )
-_SHORT_CUE = re.compile(r"抬头|标题|主题|题目|名称|title|subject|header|heading", re.I)
+_SHORT_CUE = re.compile(r"抬头|标题|主题|主旨|题目|名称|title|subject|header|heading", re.I)
 """Cues of short one-phrase fields: their value ends at the first comma (bodies, reasons and
 descriptions run on to the sentence's end, :func:`~thought_model.perception.textend.cued_text_end`)."""
 
@@ -680,7 +680,30 @@ def perceive(
         if not_a_name(text, a, m.end(), words, companies):
             continue
         spans.add("NAME", a, m.end(), text, name)
-    return _mask(text, spans.items, rules.show_free_text)
+    out = _mask(text, spans.items, rules.show_free_text)
+    return _as_written(out, request, text)
+
+
+def _as_written(p: Perception, request: str, text: str) -> Perception:
+    """``p`` with each free-text value in the user's own characters (``主旨：會議改期`` binds
+    ``會議改期``, not ``会议改期``): ids, enums, dates and names are read on the normalized text, but
+    a subject, a body or a reason is the user's words and is passed on as written. Only when the
+    normalization kept the length (OpenCC maps nearly every phrase to one of the same length), so a
+    span of the normalized text is the same span of the request; else the normalized value stays."""
+    if request == text or len(request) != len(text):
+        return p
+    written = {
+        e.value: request[e.start : e.end]
+        for e in p.entities
+        if e.type == "TEXT" and isinstance(e.value, str) and text[e.start : e.end] == e.value
+    }
+    if all(k == v for k, v in written.items()):
+        return p
+    slots = {
+        k: written.get(v, v) if k.startswith("<TEXT") and isinstance(v, str) else v
+        for k, v in p.slots.items()
+    }
+    return replace(p, slots=slots)
 
 
 MONTHS_EN_CAP = {k.capitalize() for k in MONTHS_EN}

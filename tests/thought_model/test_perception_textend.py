@@ -96,3 +96,10 @@ def test_a_next_ask_after_a_comma_and_or_a_spaced_connective_ends_the_text() -> 
     assert p.slots["<TEXT1>"] == "it arrived late"
     assert perceive("退款原因是买错了 再帮我查一下订单123456789012345678的物流").slots["<TEXT1>"] == "买错了"
     assert perceive("reason: wrong size, and reset my password").slots["<TEXT1>"] == "wrong size"
+
+
+def test_free_text_keeps_the_users_characters_other_values_are_normalized() -> None:
+    """A subject in traditional characters is bound as written; the email beside it is read as usual."""
+    p = perceive("寄信給 a@b.com，主旨：會議改期，內容：下週再開", user_known=True)
+    assert p.slots == {"<EMAIL1>": "a@b.com", "<TEXT1>": "會議改期", "<TEXT2>": "下週再開"}
+    assert "会议改期" not in p.slots.values()

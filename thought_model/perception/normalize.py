@@ -15,13 +15,13 @@
    of a key word the plan model knows (``wheather``, ``tomorow``, ``calender``) are replaced by it.
    Real words that are close to a key word (``whether``, ``leather``) are never touched.
 
-Project decision: slot values are taken from the *normalized* text, so a value the user wrote
-in traditional characters or full width is bound in simplified characters / ASCII
-(``訂單備註`` → ``订单备注``). The tools of the reference domain work on simplified Chinese; a
-domain that needs the user's exact characters must keep the raw request itself. The
-normalization keeps the text's length only approximately (OpenCC may map a phrase to a
-different length), so spans in a :class:`~thought_model.entities.Perception` index the
-normalized text, never the raw one.
+Project decision: slot values are read on the *normalized* text — ids, enums, dates, cities and
+names in simplified characters / ASCII — except **free text** (a subject, a body, a reason, a
+summary), which is the user's own words and is bound as written (``主旨：會議改期`` → ``會議改期``,
+:func:`thought_model.entities._as_written`). That needs a span of the normalized text to be the same
+span of the request, so it holds when the normalization kept the length (OpenCC maps nearly every
+phrase to one of the same length); otherwise the normalized value stays. Spans in a
+:class:`~thought_model.entities.Perception` index the normalized text.
 """
 
 # ruff: noqa: RUF002, RUF003 - full-width characters are this module's subject
