@@ -82,7 +82,7 @@ from thought_model.registry_graph import (
 )
 from thought_model.split_vocab import registry_split_vocab
 from thought_model.sufficiency import SufficiencyCheck, reference_intent_steps
-from thought_model.tool_cues import derive_cues
+from thought_model.tool_cues import derive_cues, words
 
 _reference_tools = reference_tools  # the name the tests and older callers import
 
@@ -282,6 +282,23 @@ class ComposingEngine(ComposerPasses, PlanEngine):
         return self.inner.ready
 
     # -- steps -----------------------------------------------------------------------------
+    def _better_worded(self, plan: ThoughtPlan, before: object, masked: str) -> bool:
+        """Whether the clause plans, at the whole plan's size, swap the whole plan's tools for ones the
+        request has words for ("pick my newest shipped order and cancel it": list + cancel, not list +
+        logistics): each tool only the clause plans have has a word of its own in the request (a
+        contract word no tool only the whole plan has shares), and no tool only the whole plan has
+        does (``shipped`` is a word of both cancel and logistics: no evidence either way)."""
+        ours, theirs = _tools(plan) - _tools(before), _tools(before) - _tools(plan)
+        if not ours or not theirs:
+            return False
+        have = words(masked)
+        cues = self.words.cues
+
+        def own(t: str, others: set[str]) -> set[str]:
+            return set(cues.get(t, ())) - set().union(*(cues.get(o, ()) for o in others))
+
+        return all(own(t, theirs) & have for t in ours) and not any(own(t, ours) & have for t in theirs)
+
     def _job(self, req: PlanRequest) -> ComposeJob:
         from thought_model.prompt import session_today
 
@@ -338,6 +355,7 @@ class ComposingEngine(ComposerPasses, PlanEngine):
             not borrowed
             and distinct_calls(plan) <= distinct_calls(before)
             and distinct_tools(plan) <= distinct_tools(before)
+            and not self._better_worded(plan, before, job.perception.masked)
         ):
             if self.cfg.prefer_clause_args and isinstance(before, ThoughtPlan) and same_shape(plan, before):
                 merged = clause_grounded(before, plan, job.clauses, job.origin, job.req.text)
@@ -351,6 +369,10 @@ class ComposingEngine(ComposerPasses, PlanEngine):
             return whole  # (more tools at the same call count: "the profile twice, no weather")
         job.how = "composed"
         return PlanResult(output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
+
+
+def _tools(plan: object) -> set[str]:
+    return {s.tool for s in plan.steps} if isinstance(plan, ThoughtPlan) else set()
 
 
 def _add_stats(acc: GenerationStats, s: GenerationStats) -> None:

@@ -46,7 +46,7 @@ from thought_model.perception.gazetteer import find_cities
 from thought_model.perception.names_en import EN_STOP, company_spans, not_a_name
 from thought_model.perception.normalize import normalize_request
 from thought_model.perception.sameday import same_day_spans
-from thought_model.perception.textend import cued_text_end, field_piece
+from thought_model.perception.textend import cued_text_end, field_piece, is_sign_off
 from thought_model.perception.timespans import (
     TimeRange,
     evening_before,
@@ -194,7 +194,7 @@ _QUOTED = re.compile(
 _CUE = re.compile(
     r"(?:原因是|原因[:：]|理由是|理由[:：]|因为|抬头是|抬头为|抬头[:：]|标题是|标题为|标题[:：]|主题是|主题为|主题[:：]|主旨是|主旨为|主旨[:：]"
     r"|内容是|内容为|内容[:：]|正文是|正文[:：]|说明是|说明[:：]|备注[:：]|用途是|事由是|事由[:：]"
-    r"|(?<![A-Za-z])(?:reason(?:\s+(?:is|was|being))?:?|because|titled|title:|subject:|saying|that says|body:|header:|description:"
+    r"|(?<![A-Za-z])(?:(?:same\s+)?reason(?:\s+for\s+(?:both|all|each|them|all of them))?(?:\s+(?:is|was|being))?:?|because|titled|title:|subject:|saying|that says|body:|header:|description:"
     r"|for the purpose of)(?![A-Za-z]))\s*",
     re.I,
 )
@@ -563,6 +563,15 @@ def _rules(lexicon: Lexicon | None) -> _DomainRules:
     return rules
 
 
+_LABEL_END = re.compile(r"(?:是|为|號|号|[:：]|\bis|\bnumber|#)\s*$", re.I)
+
+
+def _labels_next(t: str, end: int, spans: _Spans) -> bool:
+    """Whether the text ``t`` ending at ``end`` only labels the entity right after it (``订单号是`` before
+    an order id): no free text."""
+    return bool(_LABEL_END.search(t)) and any(e.start == end or e.start == end + 1 for e in spans.items)
+
+
 def perceive(
     request: str, today: date | None = None, user_known: bool = False, lexicon: Lexicon | None = None
 ) -> Perception:
@@ -615,7 +624,9 @@ def perceive(
         t = text[a:end]
         if not colon and _ASK_LEAD.match(t):  # "my newest ticket, and who's handling it": a next ask
             continue
-        if opens_with_field_cue(t):  # "工单，问题描述就写“…”": the field's own cue follows
+        if opens_with_field_cue(text, a):  # "工单，问题描述就写“…”": the field's own cue follows
+            continue
+        if is_sign_off(t) or _labels_next(t, a + len(t), spans):  # "取消了吧，谢谢" / "，订单号是<ORDER>"
             continue
         if t and spans.free(a, a + len(t)):
             spans.add("TEXT", a, a + len(t), text, t)

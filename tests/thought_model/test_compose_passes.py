@@ -130,3 +130,26 @@ def test_a_step_repeating_an_earlier_one_is_dropped_at_the_end() -> None:
     ]
     res, _ = run(rules, text)
     assert [(s.tool, s.arguments.get("city")) for s in res.output.steps] == [("get_weather", "Paris")]
+
+
+def test_clause_plans_win_at_equal_size_when_only_their_tools_are_worded() -> None:
+    """ "pick my newest order and cancel it": the clause plans (list + cancel) replace the whole plan
+    (list + logistics) of the same size, since only cancel has a word of its own in the request."""
+    from tao.contracts import ThoughtPlan
+    from tests.thought_model.test_compose import TOOLS, FakeEngine
+    from thought_model.compose import ComposerConfig, ComposingEngine
+
+    eng = ComposingEngine(FakeEngine([]), TOOLS, ComposerConfig())
+
+    def p(*tools: str) -> ThoughtPlan:
+        return ThoughtPlan.model_validate(
+            plan("x_plan", *(step(t, order_id="123456789012345678") for t in tools))
+        )
+
+    masked = "pick my newest shipped order and cancel it, <TEXT1>"
+    assert eng._better_worded(p("list_orders", "cancel_order"), p("list_orders", "get_logistics"), masked)
+    assert not eng._better_worded(p("list_orders", "get_logistics"), p("list_orders", "cancel_order"), masked)
+    tracked = "pick my newest order, cancel it and check the tracking"  # both worded: no swap
+    assert not eng._better_worded(
+        p("list_orders", "cancel_order"), p("list_orders", "get_logistics"), tracked
+    )

@@ -103,3 +103,18 @@ def test_free_text_keeps_the_users_characters_other_values_are_normalized() -> N
     p = perceive("寄信給 a@b.com，主旨：會議改期，內容：下週再開", user_known=True)
     assert p.slots == {"<EMAIL1>": "a@b.com", "<TEXT1>": "會議改期", "<TEXT2>": "下週再開"}
     assert "会议改期" not in p.slots.values()
+
+
+def test_a_cancellation_reason_after_the_ask_without_a_cue() -> None:
+    """The reference lexicon's cues: "…给我撤了，地址填错了", "cancel it — changed my mind"; a sign-off or
+    a label before an id is no reason."""
+    p = perceive("那个 915263748190273645 的单给我撤了，地址填错了")
+    assert p.slots["<TEXT1>"] == "地址填错了"
+    assert perceive("grab my newest pending order and cancel it — changed my mind").slots == {
+        "<TEXT1>": "changed my mind"
+    }
+    assert "<TEXT1>" not in perceive("把订单 915263748190273645 取消了吧，谢谢").slots
+    assert "<TEXT1>" not in perceive("帮我取消，订单号是915263748190273645").slots
+    assert perceive("那个 912345678012345670 的单子给我撤了，原因买错了").slots["<TEXT1>"] == "买错了"
+    p = perceive("Cancel orders 260302000000000001 and 260302000000000002, reason for both: wrong size.")
+    assert p.slots["<TEXT1>"] == "wrong size"

@@ -33,7 +33,7 @@ _EN_NEXT_CUE = re.compile(
 )
 
 _ZH_CUES = re.compile(
-    r"(?:邮件正文|邮件内容|正文|内容|备注|问题描述|描述|说明|事由|用途)(?:就|里|中|要|请)?(?:写上|写成|写着|写|填上|填|用)(?:[:：]\s*)?"
+    r"(?:邮件正文|邮件内容|正文|内容|备注|问题描述|描述|说明|事由|用途|原因|理由)(?:就|里|中|要|请)?(?:写上|写成|写着|写|填上|填|用)(?:[:：]\s*)?"
     r"|(?:标题|主题|题目)(?:就|要)?(?:叫做|叫|写成|写上|写|用|定为|设为)(?:[:：]\s*)?"
     r"|(?:发票)?抬头(?:就|要|请)?(?:写上(?![海饶虞])|写成(?!都)|写|开成(?!都)|开给|开|填上|填|用)(?:[:：]\s*)?"
     # a bare field word before its value: "主题 明天请假 内容 …", "，标题周会，"
@@ -164,11 +164,12 @@ def _cut(
     return (a, b) if b - a >= 2 or (b - a >= 1 and not text[a].isascii()) else None
 
 
-def opens_with_field_cue(text: str) -> bool:
-    """Whether ``text`` starts with a field word and its verb (``问题描述就写…``, ``说明写…``): what
-    another cue took as its value is that field's cue, and :func:`find_free_texts` reads its value."""
-    m = _ZH_CUES.match(text)
-    return m is not None and m.end() > 2
+def opens_with_field_cue(text: str, a: int) -> bool:
+    """Whether ``text`` has a field word and its verb at ``a`` (``问题描述就写…``, ``说明写…``, a bare
+    ``，原因买错了``): what another cue took as its value is that field's cue, and
+    :func:`find_free_texts` reads its value."""
+    m = _ZH_CUES.match(text, a)
+    return m is not None and m.end() - a >= 2
 
 
 def find_free_texts(

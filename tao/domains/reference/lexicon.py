@@ -80,6 +80,14 @@ NAME_STOP_EN = frozenset(
 )
 """Capitalized domain nouns that never start an English name."""
 
+CANCEL_REASON_CUES = (
+    r"(?:取消|撤)(?:了|掉|单)?(?:吧|呗|哈|啊)?\s*[，,—–-]+\s*",
+    r"(?<![A-Za-z])cancel(?:\s+(?:it|that|this|them|both|the order))?\s*(?:,|—|–|\s-)\s*",
+)
+"""The reason of a cancellation written after the ask with no cue word (``…给我撤了，地址填错了``,
+``cancel it — changed my mind``); a piece that is another ask, a time or a sign-off is none
+(:func:`thought_model.perception.textend.cued_text_end`)."""
+
 LEXICON = Lexicon(
     id_kinds=ID_KINDS,
     me_kind="USER",
@@ -87,4 +95,5 @@ LEXICON = Lexicon(
     cities_en=tuple(EN_CITIES),
     name_block_zh=NAME_BLOCK_ZH,
     name_stop_en=NAME_STOP_EN,
+    text_cues=CANCEL_REASON_CUES,
 )
