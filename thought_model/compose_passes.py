@@ -14,6 +14,7 @@ from thought_model.clause_fill import fill_one
 from thought_model.clauses import Clause, renumber
 from thought_model.compose_job import ComposeJob, ComposerConfig
 from thought_model.engine.base import PlanRequest, PlanResult
+from thought_model.enum_fanout import enum_fan_out
 from thought_model.enum_required import MustWrite, unwritten_required
 from thought_model.enum_words import EnumWords, fix_enums
 from thought_model.evidence import CUES as EVIDENCE_CUES
@@ -150,6 +151,8 @@ class ComposerPasses:
             plan = status_not_tracking(plan, job.req.text)
             if self.enum_words is not None:
                 plan = fix_enums(plan, job.perception.masked, self.enum_words)
+                if self.cfg.fan_out:  # "reset my email and wifi passwords": one reset per system
+                    plan = enum_fan_out(plan, job.perception.masked, self.enum_words)
                 ins = unwritten_required(plan, job.perception.masked, self.enum_words, self.must_write)
                 if ins is not None:
                     return replace(res, output=ins, text=ins.model_dump_json(exclude_none=True))
