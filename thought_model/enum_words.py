@@ -24,7 +24,8 @@ value's word is written, a typo of one English word still writes it (``emial`` -
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from tao.contracts import ThoughtPlan, ToolSpec
@@ -54,9 +55,9 @@ class EnumWords:
             words = value_words.get(arg, {})
             pairs = []
             for value in enums[arg]:
-                for w in {value, value.replace("_", " "), *words.get(value, ())} | zh_stems(
-                    words.get(value, ())
-                ):
+                given = {value, value.replace("_", " "), *words.get(value, ())}
+                given |= zh_regional(given)
+                for w in given | zh_stems(given):
                     if w.strip():
                         pairs.append((value, w))
             pairs.sort(key=lambda vw: len(vw[1]), reverse=True)
@@ -103,7 +104,27 @@ _ZH_HEAD = ("已经", "已", "正在", "还在")
 _ZH_TAIL = ("了的", "的", "中", "了", "着")
 
 
-def zh_stems(words: Sequence[str]) -> set[str]:
+def zh_regional(words: Iterable[str]) -> set[str]:
+    """Taiwan's words for the Chinese ``words``, in simplified characters as perception writes
+    them (OpenCC ``s2twp``, then ``t2s``): ``硬件`` -> ``硬体`` (``硬體``), ``网络`` -> ``网路``,
+    ``软件`` -> ``软体``; a request in traditional Chinese writes a value in those."""
+    out: set[str] = set()
+    for w in words:
+        if not w.isascii():
+            tw = to_simplified(_s2twp().convert(w))
+            if tw != w:
+                out.add(tw)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _s2twp():  # type: ignore[no-untyped-def]
+    import opencc
+
+    return opencc.OpenCC("s2twp")
+
+
+def zh_stems(words: Iterable[str]) -> set[str]:
     """Chinese value words without their aspect marks (``已解决`` -> ``解决``, ``等待中`` -> ``等待``,
     ``关闭的`` -> ``关闭``), stems of two characters or more: a request writes the same state as
     ``我已经解决的工单`` or ``处于等待状态``. A longer word of another value still wins where both
