@@ -14,7 +14,8 @@ from thought_model.clause_fill import fill_one
 from thought_model.clauses import Clause, renumber
 from thought_model.compose_job import ComposeJob, ComposerConfig
 from thought_model.engine.base import PlanRequest, PlanResult
-from thought_model.enum_fanout import enum_fan_out
+from thought_model.enum_align import align_enums
+from thought_model.enum_fanout import drop_unwritten_twins, enum_fan_out
 from thought_model.enum_required import MustWrite, unwritten_required
 from thought_model.enum_words import EnumWords, fix_enums
 from thought_model.evidence import CUES as EVIDENCE_CUES
@@ -152,6 +153,8 @@ class ComposerPasses:
             plan = status_not_tracking(plan, job.req.text)
             if self.enum_words is not None:
                 plan = fix_enums(plan, job.perception.masked, self.enum_words)
+                plan = align_enums(plan, job.perception, self.enum_words)  # E1's vpn and E2's email
+                plan = drop_unwritten_twins(plan, job.perception.masked, self.enum_words)
                 if self.cfg.fan_out:  # "reset my email and wifi passwords": one reset per system
                     plan = enum_fan_out(plan, job.perception.masked, self.enum_words)
                 ins = unwritten_required(plan, job.perception.masked, self.enum_words, self.must_write)

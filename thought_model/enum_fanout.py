@@ -16,6 +16,10 @@ my closed tickets and also the ones in progress". The model plans the first valu
 3. the plan must stay within :data:`~tao.contracts.plan.MAX_STEPS`, else it is left unchanged.
 
 Values written in two clauses ("查一下我的设备，再开个软件工单") are no list: the comma ends it.
+
+The other way round, :func:`drop_unwritten_twins`: two steps that differ only in one enum value,
+where the request writes one value of that argument and it is one step's, are one ask ("提一个软件
+工单：…，紧急" planned as a high and an urgent ticket): the step with the unwritten value goes.
 """
 
 from __future__ import annotations
@@ -89,6 +93,29 @@ def enum_fan_out(plan: ThoughtPlan, masked: str, words: EnumWords) -> ThoughtPla
     if not changed:
         return plan
     out = build(plan, steps)
+    return out if out is not None else plan
+
+
+def drop_unwritten_twins(plan: ThoughtPlan, masked: str, words: EnumWords) -> ThoughtPlan:
+    """``plan`` without a step whose only difference from another is an enum value the request
+    does not write, while it writes the other's (module doc); ``plan`` when unchanged."""
+    text = outside_free_text(masked)
+    steps = drafts(plan)
+    drop: set[str] = set()
+    for d in steps:
+        for o in steps:
+            if o is d or o.tool != d.tool or d.key in drop or o.key in drop:
+                continue
+            diff = [a for a in {*d.arguments, *o.arguments} if d.arguments.get(a) != o.arguments.get(a)]
+            if len(diff) != 1 or diff[0] not in _enum_args(words, d.tool):
+                continue
+            if any(o.key in points_to(x) for x in steps) or o.dependencies != d.dependencies:
+                continue
+            if words.written(diff[0], text) == {d.arguments.get(diff[0])}:
+                drop.add(o.key)
+    if not drop:
+        return plan
+    out = build(plan, [d for d in steps if d.key not in drop])
     return out if out is not None else plan
 
 

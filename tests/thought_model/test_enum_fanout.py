@@ -150,3 +150,65 @@ def test_enum_words_in_other_spellings_are_found() -> None:
 
 def _ticket(category: str) -> dict:
     return {"employee_id": ME, "category": category, "summary": "<TEXT1>"}
+
+
+def test_each_anchored_step_gets_the_value_of_its_own_piece() -> None:
+    from thought_model.enum_align import align_enums
+
+    two = _plan(
+        ("reset_password", {"employee_id": "E204118", "system": "vpn"}),
+        ("reset_password", {"employee_id": "E204552", "system": "vpn"}),
+    )
+    for text in (
+        "reset E204118's vpn password and E204552's email password",
+        "把E204118的VPN密码和E204552的邮箱密码重置一下",
+        "reset the vpn password of E204118 and the email password of E204552",
+    ):
+        p = perceive(text, lexicon=HELPDESK.lexicon, user_known=True)
+        out = align_enums(two, p, WORDS)
+        assert [s.arguments["system"] for s in out.steps] == ["vpn", "email"], text
+    # one value for both, or a piece with two values: as planned
+    p = perceive("reset the vpn passwords of E204118 and E204552", lexicon=HELPDESK.lexicon, user_known=True)
+    assert align_enums(two, p, WORDS) is two
+
+
+def test_a_repeated_tuple_of_a_registry_id_kind_gets_one_step_each() -> None:
+    from thought_model.paired import paired_fan_out
+
+    p = perceive(
+        "replace AT-11111 because the screen is cracked; AT-22222 because the battery died",
+        lexicon=HELPDESK.lexicon,
+        user_known=True,
+    )
+    reason = p.slots["<TEXT1>"]
+    plan = _plan(("request_device_replacement", {"asset_tag": "AT-11111", "reason": reason}))
+    out = paired_fan_out(plan, p)
+    assert [s.arguments["asset_tag"] for s in out.steps] == ["AT-11111", "AT-22222"]
+    assert out.steps[1].arguments["reason"] == p.slots["<TEXT2>"]
+
+
+def test_two_values_of_one_enum_argument_are_one_clause() -> None:
+    from thought_model.clauses import split_masked
+    from thought_model.enum_pair import enum_pair
+    from thought_model.split_vocab import registry_split_vocab
+
+    vocab = registry_split_vocab(HELPDESK.tools, HELPDESK.lexicon)
+    assert split_masked("show my open and waiting tickets", vocab) == ["show my open and waiting tickets"]
+    assert len(split_masked("check <TICKET1> is closed and open a ticket about <TEXT1>", vocab)) == 2
+    assert len(split_masked("reset my vpn password and list my open tickets", vocab)) == 2
+    values = registry_split_vocab(PARCELS, None).enum_values
+    assert enum_pair("list the queued", "delivered parcels", values)
+    assert not enum_pair("list the queued", "north parcels", values)  # values of two arguments
+
+
+def test_a_twin_with_an_unwritten_value_is_dropped() -> None:
+    from thought_model.enum_fanout import drop_unwritten_twins
+
+    ticket = {"employee_id": ME, "category": "software", "summary": "Excel总是崩溃"}
+    plan = _plan(
+        ("create_ticket", {**ticket, "priority": "high"}), ("create_ticket", {**ticket, "priority": "urgent"})
+    )
+    out = drop_unwritten_twins(plan, _masked("提一个软件工单：Excel总是崩溃，紧急"), WORDS)
+    assert _rows(out) == [("create_ticket", {**ticket, "priority": "urgent"})]
+    # both written: a list, kept
+    assert drop_unwritten_twins(plan, _masked("开两个软件工单，一个高优先级一个紧急"), WORDS) is plan
