@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from thought_model.entities import SLOT_TOKEN_RE, Perception
+from thought_model.enum_pair import enum_pair
 from thought_model.selection import split_selection
 
 MAX_CLAUSES = 4
@@ -78,6 +79,9 @@ class SplitVocab:
     en_verbs: frozenset[str] = frozenset()
     en_nouns: frozenset[str] = frozenset()
     zh_verbs: tuple[str, ...] = ()
+    enum_values: tuple[frozenset[str], ...] = ()
+    """The values of each enum argument, lower case, ``_`` as a space (``in progress``): "my open
+    and waiting tickets" is one ask over two values, no split between them."""
 
 
 REFERENCE_VOCAB = SplitVocab()
@@ -323,6 +327,8 @@ def split_masked(masked: str, vocab: SplitVocab = REFERENCE_VOCAB) -> list[str]:
             pl, nr = _prev_slot(text, a), _next_slot(text, b)
             if pl and nr and _slot_kind(pl) == _slot_kind(nr) and _slot_kind(pl) in same_kind:
                 continue  # "<NAME1> 和 <NAME2>": coordinated arguments of one ask
+            if enum_pair(left, right, vocab.enum_values):
+                continue  # "my open and waiting tickets": two values of one argument
         if strength == "comma" and not (
             _starts_with_verb(right, zh, vocab)
             or (not zh and _MY_OBJECT.match(right) is not None and _starts_with_verb(text, zh, vocab))

@@ -24,6 +24,7 @@ class ComposerConfig:
     unnamed_others: bool = True  # user registry: "my teammate's ..." served as the speaker -> insufficient
     sufficiency: SufficiencyConfig = field(default_factory=SufficiencyConfig)
     clean_whole: bool = True  # whole-request plan: drop repeated steps and a stray session-user chain
+    clause_order: bool = True  # final plan: independent steps in the order of the clauses that ask them
     fan_out: bool = True  # final plan: one step per value of a coordinated list (thought_model.fanout)
     paired: bool = True  # final plan: one step per repeated value tuple (thought_model.paired)
     prune: bool = True  # final plan: drop steps the request gives no word for (thought_model.evidence)

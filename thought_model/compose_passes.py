@@ -8,12 +8,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from tao.contracts import InsufficientContext, ThoughtPlan, ToolSpec
+from tao.contracts import InsufficientContext, PlanStep, ThoughtPlan, ToolSpec
 from thought_model.clause_codec import ClauseRequest
 from thought_model.clause_fill import fill_one
 from thought_model.clauses import Clause, renumber
 from thought_model.compose_job import ComposeJob, ComposerConfig
 from thought_model.engine.base import PlanRequest, PlanResult
+from thought_model.enum_align import align_enums
+from thought_model.enum_fanout import drop_unwritten_twins, enum_fan_out
 from thought_model.enum_required import MustWrite, unwritten_required
 from thought_model.enum_words import EnumWords, fix_enums
 from thought_model.evidence import CUES as EVIDENCE_CUES
@@ -30,6 +32,7 @@ from thought_model.registry_graph import (
 from thought_model.selection import is_selection
 from thought_model.status_question import status_not_tracking
 from thought_model.status_words import fix_status
+from thought_model.step_order import clause_order
 from thought_model.sufficiency import Decision, SufficiencyCheck
 from thought_model.tool_cues import ToolCues
 from thought_model.unnamed_person import unnamed_other
@@ -150,6 +153,10 @@ class ComposerPasses:
             plan = status_not_tracking(plan, job.req.text)
             if self.enum_words is not None:
                 plan = fix_enums(plan, job.perception.masked, self.enum_words)
+                plan = align_enums(plan, job.perception, self.enum_words)  # E1's vpn and E2's email
+                plan = drop_unwritten_twins(plan, job.perception.masked, self.enum_words)
+                if self.cfg.fan_out:  # "reset my email and wifi passwords": one reset per system
+                    plan = enum_fan_out(plan, job.perception.masked, self.enum_words)
                 ins = unwritten_required(plan, job.perception.masked, self.enum_words, self.must_write)
                 if ins is not None:
                     return replace(res, output=ins, text=ins.model_dump_json(exclude_none=True))
@@ -162,6 +169,8 @@ class ComposerPasses:
         if self.cfg.periods:
             plan = fix_periods(plan, job.perception)
         plan = clean_plan(plan, None, job.req.text)  # any registry: a step never repeats an earlier one
+        if self.cfg.clause_order:  # independent asks in the request's order
+            plan = clause_order(plan, [_steps_of(p) for p in job.parts])
         if plan is res.output:
             return res
         return replace(res, output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
@@ -215,3 +224,8 @@ def _selection_only(clause: Clause, res: PlanResult) -> PlanResult:
         return res
     kept = plan.model_copy(update={"steps": plan.steps[:1]})
     return replace(res, output=kept, text=kept.model_dump_json(exclude={"thought_id", "created_at"}))
+
+
+def _steps_of(part: PlanResult | None) -> list[PlanStep] | None:
+    """A clause result's plan steps (None: no plan)."""
+    return list(part.output.steps) if part is not None and isinstance(part.output, ThoughtPlan) else None

@@ -24,7 +24,8 @@ value's word is written, a typo of one English word still writes it (``emial`` -
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from tao.contracts import ThoughtPlan, ToolSpec
@@ -50,12 +51,13 @@ class EnumWords:
             for a, p in t.args_schema.get("properties", {}).items()
             if isinstance(p, dict) and "enum" in p
         }
-        for arg, words in value_words.items():
-            if arg not in enums:
-                continue
+        for arg in enums:  # an enum argument without words is written by its values themselves
+            words = value_words.get(arg, {})
             pairs = []
             for value in enums[arg]:
-                for w in {value, value.replace("_", " "), *words.get(value, ())}:
+                given = {value, value.replace("_", " "), *words.get(value, ())}
+                given |= zh_regional(given)
+                for w in given | zh_stems(given):
                     if w.strip():
                         pairs.append((value, w))
             pairs.sort(key=lambda vw: len(vw[1]), reverse=True)
@@ -64,9 +66,21 @@ class EnumWords:
 
     @staticmethod
     def _compile(word: str) -> re.Pattern[str]:
-        if word.isascii():
-            return re.compile(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z]){_VERB_NEXT}", re.I)
+        if word.isascii():  # "in progress" also "in-progress" / "in_progress" / "inprogress"
+            body = r"[\s_-]*".join(re.escape(p) for p in _PARTS.split(word.strip()))
+            return re.compile(rf"(?<![A-Za-z]){body}(?![A-Za-z]){_VERB_NEXT}", re.I)
         return re.compile(re.escape(word))
+
+    def spans(self, arg: str, text: str) -> list[tuple[int, int, str]]:
+        """``(start, end, value)`` of each word of ``arg`` that ``text`` writes, in text order
+        (longest words first, a found word blanked out so a shorter one inside it is not found)."""
+        t = text
+        out: list[tuple[int, int, str]] = []
+        for value, rx in self._rx.get(arg, ()):
+            for m in rx.finditer(t):
+                out.append((m.start(), m.end(), value))
+            t = rx.sub(lambda m: " " * len(m.group(0)), t)
+        return sorted(out)
 
     def written(self, arg: str, text: str) -> set[str] | None:
         """The values of ``arg`` whose words ``text`` writes (None: no words known for it)."""
@@ -83,6 +97,49 @@ class EnumWords:
             tokens = set(_TOKEN.findall(t.casefold()))
             found = {v for v, w in self._words.get(arg, ()) if any(near_typo(x, w) for x in tokens)}
         return found
+
+
+_PARTS = re.compile(r"[\s_-]+")
+_ZH_HEAD = ("已经", "已", "正在", "还在")
+_ZH_TAIL = ("了的", "的", "中", "了", "着")
+
+
+def zh_regional(words: Iterable[str]) -> set[str]:
+    """Taiwan's words for the Chinese ``words``, in simplified characters as perception writes
+    them (OpenCC ``s2twp``, then ``t2s``): ``硬件`` -> ``硬体`` (``硬體``), ``网络`` -> ``网路``,
+    ``软件`` -> ``软体``; a request in traditional Chinese writes a value in those."""
+    out: set[str] = set()
+    for w in words:
+        if not w.isascii():
+            tw = to_simplified(_s2twp().convert(w))
+            if tw != w:
+                out.add(tw)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _s2twp():  # type: ignore[no-untyped-def]
+    import opencc
+
+    return opencc.OpenCC("s2twp")
+
+
+def zh_stems(words: Iterable[str]) -> set[str]:
+    """Chinese value words without their aspect marks (``已解决`` -> ``解决``, ``等待中`` -> ``等待``,
+    ``关闭的`` -> ``关闭``), stems of two characters or more: a request writes the same state as
+    ``我已经解决的工单`` or ``处于等待状态``. A longer word of another value still wins where both
+    match (``未解决`` is blanked before ``解决`` is looked for)."""
+    out: set[str] = set()
+    for w in words:
+        if w.isascii():
+            continue
+        stem = w
+        for _ in range(2):
+            stem = next((stem[len(h) :] for h in _ZH_HEAD if stem.startswith(h)), stem)
+            stem = next((stem[: -len(t)] for t in _ZH_TAIL if stem.endswith(t)), stem)
+        if stem != w and len(stem) >= 2:
+            out.add(stem)
+    return out
 
 
 def near_typo(token: str, word: str) -> bool:

@@ -30,8 +30,16 @@ from tao.contracts import ThoughtPlan
 from thought_model.entities import Perception
 from thought_model.plan_edit import Draft, build, drafts, map_refs, points_to
 
-FAN_KINDS = ("CITY", "NAME", "EMAIL", "PHONE", "DATE", "ORDER", "INV", "EXP", "USER", "ROOM")
-"""Slot kinds a list of which means one call per value (not amounts, counts or free text)."""
+NO_FAN_KINDS = frozenset({"AMOUNT", "DUR", "NUM", "TEXT", "TIME"})
+"""Slot kinds a list of which is no list of objects (amounts, durations, counts, free text): every
+other kind (cities, names, emails, phones, dates, perception's ids and any id kind of a user
+registry's lexicon: ``<TICKET1>``, ``<EMPLOYEE2>``) means one call per value."""
+
+
+def fans(kind: str) -> bool:
+    """Whether a list of ``kind`` slots means one call per value (:data:`NO_FAN_KINDS`)."""
+    return kind not in NO_FAN_KINDS
+
 
 _NOUN = (
     r"(?:(?:the|an?|order|orders|invoice|invoices|expense|expenses|claim|claims|room|rooms|user|users|"
@@ -42,7 +50,7 @@ _SEP = re.compile(
     rf"\s*(?:[,，、/+&]\s*(?:{_CONJ}\s*)?|(?:{_CONJ}|\bn\b)\s*)" + _NOUN,
     re.I,
 )
-_TOKEN = re.compile(r"<([A-Z]+)([1-9])>")
+_TOKEN = re.compile(r"<([A-Z][A-Z0-9_]*?[A-Z_])([1-9])>")
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,8 @@ class Group:
 
 
 def coordinated_groups(masked: str) -> list[Group]:
-    """Runs of two or more same-kind slot tokens (of :data:`FAN_KINDS`) joined by list separators."""
+    """Runs of two or more same-kind slot tokens (kinds that :func:`fans`) joined by list separators,
+    the object noun repeated or not ("ticket <TICKET1> and ticket <TICKET2>")."""
     toks = list(_TOKEN.finditer(masked))
     groups: list[Group] = []
     run: list[re.Match[str]] = []
@@ -62,20 +71,40 @@ def coordinated_groups(masked: str) -> list[Group]:
             groups.append(Group(run[0].group(1), tuple(m.group(0) for m in run)))
 
     for m in toks:
-        if m.group(1) not in FAN_KINDS:
+        if not fans(m.group(1)):
             close()
             run = []
             continue
         if run and run[-1].group(1) == m.group(1):
             between = masked[run[-1].end() : m.start()]
-            sep = _SEP.fullmatch(between)
-            if sep is not None and between.strip():
+            if _joined(between, _noun_before(masked, run[0].start())):
                 run.append(m)
                 continue
         close()
         run = [m]
     close()
     return groups
+
+
+_WORD_BEFORE = re.compile(r"([A-Za-z]{2,}|[\u4e00-\u9fff]{1,3})\s*$")
+
+
+def _noun_before(masked: str, at: int) -> str | None:
+    """The word right before a list's first token: the object noun a later item may repeat."""
+    m = _WORD_BEFORE.search(masked[:at])
+    return m.group(1) if m else None
+
+
+def _joined(between: str, noun: str | None) -> bool:
+    """Whether ``between`` is a list separator, optionally followed by the list's own noun again."""
+    if not between.strip():
+        return False
+    if _SEP.fullmatch(between):
+        return True
+    if noun is None or not between.rstrip().endswith(noun):
+        return False
+    head = between.rstrip()[: -len(noun)]
+    return bool(head.strip()) and _SEP.fullmatch(head) is not None
 
 
 def _uses(v: Any, value: Any) -> bool:

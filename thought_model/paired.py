@@ -25,29 +25,17 @@ from tao.contracts import ThoughtPlan
 from thought_model.entities import Perception
 from thought_model.plan_edit import Draft, build, drafts, points_to
 
-PAIR_KINDS = (
-    "ORDER",
-    "INV",
-    "EXP",
-    "ROOM",
-    "USER",
-    "AMOUNT",
-    "DATE",
-    "TEXT",
-    "EMAIL",
-    "PHONE",
-    "CITY",
-    "NUM",
-)
-"""Slot kinds whose values belong to one object of a repeated tuple."""
-_TOKEN = re.compile(r"^<([A-Z]+)([1-9])>$")
+NO_PAIR_KINDS = frozenset({"NAME", "DUR"})
+"""Slot kinds that belong to no one object of a repeated tuple (a name is looked up first, a
+duration is shared); every other kind does, a user registry's id kinds (``<ASSET1>``) included."""
+_TOKEN = re.compile(r"^<([A-Z][A-Z0-9_]*?[A-Z_])([1-9])>$")
 
 
 def _tokens(perception: Perception) -> dict[tuple[str, int], Any]:
     out: dict[tuple[str, int], Any] = {}
     for tok, v in perception.slots.items():
         m = _TOKEN.match(tok)
-        if m and m.group(1) in PAIR_KINDS:
+        if m and m.group(1) not in NO_PAIR_KINDS:
             out[(m.group(1), int(m.group(2)))] = v
     return out
 

@@ -11,7 +11,9 @@ verb in its first piece (no split) and "show <TICKET1> plus my devices" no ask i
 * the leading word of each tool name as an English verb (``reset_password`` -> ``reset``) and
   the other words as object nouns (``password``, ``devices``, ``ticket``);
 * common Chinese action verbs of operations tools (:data:`ZH_ACTION_VERBS`), which the reference
-  lexicon lacks.
+  lexicon lacks;
+* the values of each enum argument: two of one argument joined by "and" are one ask ("my open
+  and waiting tickets").
 """
 
 from __future__ import annotations
@@ -45,7 +47,14 @@ def registry_split_vocab(tools: Sequence[ToolSpec], lexicon: Lexicon | None) -> 
         verbs.add(words[0])
         nouns.update(words[1:])
     kinds = tuple(k.slot for k in lexicon.id_kinds) if lexicon is not None else ()
+    enums = {
+        frozenset(str(v).lower().replace("_", " ") for v in p["enum"] if str(v).isascii())
+        for t in tools
+        for p in t.args_schema.get("properties", {}).values()
+        if isinstance(p, dict) and len(p.get("enum", ())) > 1
+    }
     return SplitVocab(
+        enum_values=tuple(sorted(enums, key=sorted)),
         id_kinds=tuple(dict.fromkeys((*REFERENCE_VOCAB.id_kinds, *kinds))),
         en_verbs=frozenset(verbs - _GENERIC),
         en_nouns=frozenset(nouns - _GENERIC - verbs),
