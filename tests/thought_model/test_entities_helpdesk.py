@@ -81,3 +81,4 @@ def test_a_name_after_a_department_after_zhi_dao_and_before_a_pinyin_de(lex) -> 
     assert names("陈明he王丽的工号") == ["陈明", "王丽"]
     assert names("把会议室的容量告诉我") == []
     assert names("全部的工单") == []
+    assert names("E290017有哪些处于等待状态的工单") == []  # 处于: no department

@@ -22,6 +22,7 @@ def test_traditional_and_full_width_are_normalized() -> None:
     assert to_simplified("幫我看看訂單現在的狀態") == "帮我看看订单现在的状态"
     assert fold_width("ＵＳＥＲ１２３，：。＠") == "USER123，：。@"  # CJK punctuation kept
     assert to_simplified("hello") == "hello"
+    assert to_simplified("我有幾個工單還開著，寫著問題") == "我有几个工单还开着，写着问题"  # Taiwan's 著
 
 
 @pytest.mark.parametrize(

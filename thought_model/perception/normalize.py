@@ -3,8 +3,8 @@
 1. **Full-width letters and digits → ASCII** (``１５号`` → ``15号``, ``ＵＳＥＲ`` → ``USER``, ``＠`` →
    ``@``). Only letters, digits and ``＠`` are folded (a targeted NFKC): CJK punctuation (``，：。``)
    and full-width brackets stay as written, so cue words and clause boundaries are unchanged.
-2. **Traditional → simplified Chinese** with OpenCC ``t2s`` (``幫我看看訂單現在的狀態`` →
-   ``帮我看看订单现在的状态``). Pure-ASCII requests skip it.
+2. **Traditional → simplified Chinese** with OpenCC ``tw2s`` (``t2s`` plus Taiwan's variant characters:
+   ``還開著`` → ``还开着``; ``幫我看看訂單現在的狀態`` → ``帮我看看订单现在的状态``). Pure-ASCII requests skip it.
 3. **Half-of-day typos** (Chinese) and key-word homophones (``下州四`` → ``下周四``, ``下周1`` →
    ``下周一``, ``时常`` before a duration → ``时长``, ``名子`` → ``名字``, ``邮相 / 由箱`` → ``邮箱``).
    **Half-of-day typos**: ``下吾/下五/下捂/下无`` → ``下午``, ``上五/上吾/上捂`` → ``上午``,
@@ -86,7 +86,7 @@ _WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{5,}(?![A-Za-z0-9])")
 def _t2s():  # type: ignore[no-untyped-def]
     import opencc
 
-    return opencc.OpenCC("t2s")
+    return opencc.OpenCC("tw2s")  # t2s plus Taiwan's variant characters (開著 -> 开着, not 开著)
 
 
 def fold_width(text: str) -> str:
