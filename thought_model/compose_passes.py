@@ -23,6 +23,7 @@ from thought_model.evidence import evidenced, prune_unasked
 from thought_model.fanout import fan_out
 from thought_model.invitees import attach_invitees
 from thought_model.paired import paired_fan_out
+from thought_model.perception.normalize import normalize_request
 from thought_model.periods import fix_periods
 from thought_model.plan_clean import clean_plan
 from thought_model.referents import third_person_user
@@ -149,8 +150,8 @@ class ComposerPasses:
                 plan, job.req.text, job.perception.slots, cues=self.cues, masked=job.perception.masked
             )
         if self.cfg.status_words:
-            plan = fix_status(plan, job.req.text)
-            plan = status_not_tracking(plan, job.req.text)
+            plan = fix_status(plan, job.perception.masked)  # normalized: typos of status words fixed
+            plan = status_not_tracking(plan, normalize_request(job.req.text))
             if self.enum_words is not None:
                 plan = fix_enums(plan, job.perception.masked, self.enum_words)
                 plan = align_enums(plan, job.perception, self.enum_words)  # E1's vpn and E2's email
@@ -161,7 +162,7 @@ class ComposerPasses:
                 if ins is not None:
                     return replace(res, output=ins, text=ins.model_dump_json(exclude_none=True))
         if self.cfg.prune and self.cues is None:
-            plan = prune_unasked(plan, job.req.text, job.perception.slots)
+            plan = prune_unasked(plan, normalize_request(job.req.text), job.perception.slots)  # typos fixed
         if self.cfg.fan_out:
             plan = fan_out(plan, job.perception)
         if self.cfg.paired:

@@ -153,3 +153,13 @@ def test_clause_plans_win_at_equal_size_when_only_their_tools_are_worded() -> No
     assert not eng._better_worded(
         p("list_orders", "cancel_order"), p("list_orders", "get_logistics"), tracked
     )
+
+
+def test_status_words_and_evidence_read_the_normalized_request() -> None:
+    """ "shw me my pendng orders": the status filter from the corrected word; "trak it": the tracking
+    step is evidenced by the corrected word and kept."""
+    res, _ = run(
+        [(["show me my pending orders"], plan("list_my_orders", step("list_orders", user_id="<ME>")))],
+        "shw me my pendng orders",
+    )
+    assert [dict(s.arguments) for s in res.output.steps] == [{"user_id": ME, "status": "pending"}]

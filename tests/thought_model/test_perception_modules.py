@@ -218,3 +218,24 @@ def test_free_text(text: str, values: list[str]) -> None:
 )
 def test_no_free_text(text: str) -> None:
     assert find_free_texts(text) == []
+
+
+@pytest.mark.parametrize(
+    "raw, fixed",
+    [
+        ("find my latst ordr and trak it", "find my latest order and track it"),
+        ("lst my orders that got deliverd", "list my orders that got delivered"),
+        ("shw me my pendng orders", "show me my pending orders"),
+        ("chek the status of my newst invoice", "check the status of my newest invoice"),
+        ("my expnse claims that got rejectd?", "my expense claims that got rejected?"),
+    ],
+)
+def test_short_key_word_typos_and_status_words(raw: str, fixed: str) -> None:
+    """Short key words by a list of their misspellings; a tie of the fuzzy rule goes to the key word
+    the typo is missing a letter of (deliverd -> delivered, not delivery)."""
+    assert normalize_request(raw) == fixed
+
+
+def test_real_words_near_the_new_key_words_stay() -> None:
+    text = "the older one, a trick, a decent truck, I slipped and skipped the ordered items"
+    assert normalize_request(text) == text

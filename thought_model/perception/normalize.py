@@ -65,6 +65,18 @@ KEYWORDS = (
     "invoices",
     "submit",
     "reimbursement",
+    # list filters and selection words of the plan model's requests
+    "pending",
+    "delivered",
+    "rejected",
+    "approved",
+    "shipped",
+    "newest",
+    "latest",
+    "recent",
+    "update",
+    "orders",
+    "order",
 )
 # real words (and inflections of key words) that are close to a key word: never "corrected"
 _REAL_WORDS = frozenset(
@@ -77,6 +89,9 @@ _REAL_WORDS = frozenset(
     shipping shippings shopping tracking trucking weekends weekender weekday weekly expense's
     refine refuse rebind rebound expanse expand expose express invoke invite involve schedule's
     passage passages profit profits proline wander wither either
+    spending penning pending's delivers deliverer rejecter rejects approves approver shopped slipped
+    whipped shipper shippers nearest neatest newer lately latent latter lattes decent repent resent
+    regent recant rental upstate updated updates upside orderly ordered odders older skipped lasted
     """.split()
 )
 _WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{5,}(?![A-Za-z0-9])")
@@ -113,15 +128,23 @@ def _fix_word(word: str) -> str:
     choices = [k for k in KEYWORDS if k[0] == low[0] and abs(len(k) - len(low)) <= limit]
     if not choices:
         return word
-    hit = process.extractOne(low, choices, scorer=DamerauLevenshtein.distance, score_cutoff=limit)
-    if hit is None:
+    hits = [
+        h[0] for h in process.extract(low, choices, scorer=DamerauLevenshtein.distance, score_cutoff=limit)
+    ]
+    if not hits:
         return word
-    fixed = hit[0]
+    # a tie: a missing letter is the likeliest typo (deliverd -> delivered, not delivery)
+    fixed = next((k for k in hits if _is_subsequence(low, k)), hits[0])
     if word.isupper():
         return fixed.upper()
     if word[0].isupper():
         return fixed.capitalize()
     return fixed
+
+
+def _is_subsequence(short: str, long: str) -> bool:
+    it = iter(long)
+    return all(c in it for c in short)
 
 
 _QUOTED = re.compile(r"[\"“「『‘'][^\"”」』’']*[\"”」』’']")
@@ -194,8 +217,35 @@ def fix_zh_word_typos(text: str) -> str:
     return text
 
 
+# short key words users misspell: too short for the fuzzy rule (a 3-4 letter token is one edit from
+# many real words), so only these spellings, none of which is an English word
+_SHORT_KEY_TYPOS = {
+    "chek": "check",
+    "chk": "check",
+    "chck": "check",
+    "trak": "track",
+    "trck": "track",
+    "shw": "show",
+    "shwo": "show",
+    "lst": "list",
+    "ordr": "order",
+    "oder": "order",
+    "ordrs": "orders",
+    "oders": "orders",
+    "aslo": "also",
+    "alos": "also",
+}
+_SHORT_KEY_RX = re.compile(r"(?<![A-Za-z'])(?:" + "|".join(_SHORT_KEY_TYPOS) + r")(?![A-Za-z'])", re.I)
+
+
+def _short_key(m: re.Match[str]) -> str:
+    fixed = _SHORT_KEY_TYPOS[m.group(0).lower()]
+    return fixed.capitalize() if m.group(0)[0].isupper() else fixed
+
+
 def normalize_request(text: str) -> str:
     """The text perception works on: width-folded, simplified, half-of-day and key-word typos fixed."""
     text = fix_zh_word_typos(fix_half_day_typos(to_simplified(fold_width(text))))
     text = _SHORT_TYPOS.sub(lambda m: "Tomorrow" if m.group(0)[0].isupper() else "tomorrow", text)
+    text = _SHORT_KEY_RX.sub(_short_key, text)
     return correct_keywords(text)
