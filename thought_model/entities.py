@@ -224,6 +224,18 @@ _EN_LOWER_NAME = re.compile(
     r"(?:\s+(?:named|called))?\s+(?P<n>[a-z][a-z'\-]+(?:\s[a-z][a-z'\-]+)?)(?=\s*$|\s*[,.?!;]|\s+(?:and|then|please|pls)(?![a-z]))"
 )
 """A person's name written in lower case after a user-lookup verb."""
+_EN_LOWER_FOUND = re.compile(
+    r"(?<![A-Za-z])(?:find|look\s+up|lookup|search\s+for)\s+(?P<n>[a-z][a-z'\-]+\s[a-z][a-z'\-]+)\s+and\s"
+    r"(?=.*\b(?:his|her|their|him|them|he|she)\b)"
+)
+"""A lower-case two-word object of a lookup verb that a later pronoun refers to: a person ("find
+carlos ruiz and update his city")."""
+_EN_LOWER_NOT_NAME = frozenset(
+    """my me the a an all any some his her their our your this that it its out up me latest newest last
+    recent first next order orders invoice invoices expense expenses claim claims room rooms user users
+    someone somebody anyone everyone people person weather calendar profile email phone
+    """.split()
+)
 _EN_LOWER_STOP = frozenset("by with whose who that named called in from for".split())
 _ZH_PARTICLES = frozenset("吧呢哈呀啊嘛啦哦")
 _NAME_VERB_END = frozenset("改换查订退删加")
@@ -675,6 +687,10 @@ def perceive(
             a = m.start("n")
             if not spans.add("NAME", a, a + len(n), text, n) and len(n) == 3 and spans.free(a, a + 2):
                 spans.add("NAME", a, a + 2, text, n[:2])  # 赵磊下周一: the third character starts a date
+    for m in _EN_LOWER_FOUND.finditer(text):  # "find carlos ruiz and update his city"
+        n = m.group("n")
+        if not set(n.split()) & (_EN_LOWER_NOT_NAME | _EN_LOWER_STOP) and n.split()[0] not in rules.cities:
+            spans.add("NAME", m.start("n"), m.end("n"), text, " ".join(w.capitalize() for w in n.split()))
     for m in _EN_LOWER_NAME.finditer(text):  # "find user anna schmidt" -> Anna Schmidt
         n = m.group("n")
         if n.split()[0] not in rules.cities and n.split()[0] not in _EN_LOWER_STOP:

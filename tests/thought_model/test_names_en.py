@@ -40,3 +40,11 @@ def test_opens_sentence_skips_emoji_and_spaces() -> None:
     text = "ok. 🙂 Priority high"
     assert opens_sentence(text, text.index("Priority"))
     assert not opens_sentence("ask Priority", 4)
+
+
+def test_a_lower_case_person_a_later_pronoun_refers_to() -> None:
+    """ "find carlos ruiz and update his city": a person; "find my orders and cancel them" is none."""
+    assert names("find carlos ruiz and update his city to quito") == ["Carlos Ruiz"]
+    assert names("look up anna lee and show her profile") == ["Anna Lee"]
+    assert names("find my orders and cancel them") == []
+    assert names("find the room and book it for him") == []
