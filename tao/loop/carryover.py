@@ -32,7 +32,7 @@ from typing import Any
 
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
 from tao.contracts.timeexpr import session_now
-from tao.loop.carry_edit import _collapse_expanded, _referent, _rewrite_swap
+from tao.loop.carry_edit import _collapse_expanded, _drop_unfed, _referent, _refs, _rewrite_swap
 from tao.loop.carry_schema import _WORDS, _is_time, _props, _resolve, _targets, _time_value, accepts
 from tao.loop.carry_types import Carry, CarryConfig, CarryStrategy
 from tao.loop.followup import CarryKind, Delta, is_zh, read_followup
@@ -125,6 +125,7 @@ class CarryOver:
             for i, s in enumerate(snap.steps)
         ]
         _collapse_expanded(steps, snap.steps)
+        fed = _refs(steps)
         placed: list[tuple[Delta, Any]] = []
         for d in carry.followup.deltas:
             hit = False
@@ -143,6 +144,7 @@ class CarryOver:
         if carry.followup.deltas and not placed:
             carry.kind = CarryKind.NEW
             return unplaced
+        steps = _drop_unfed(steps, fed)
         seen, uniq = set(), []
         for st in steps:  # one step per day may collapse to one step for one day
             key = (st["tool"], json.dumps(st["arguments"], sort_keys=True, default=str))
@@ -171,8 +173,11 @@ class CarryOver:
         if its is not None:  # "and its invoice?" -> "and the invoice of order …?"
             o = carry.original
             carry.request = o[: its.start()] + f"the {its.group(1)} of {text}" + o[its.end() :]
-        elif fu.ref_text:
+        elif fu.ref_text and zh:
             carry.request = carry.original.replace(fu.ref_text, text, 1)
+        elif fu.ref_text:  # a whole word: "it" is no part of "wait"
+            pat = rf"(?<![A-Za-z]){re.escape(fu.ref_text)}(?![A-Za-z])"
+            carry.request = re.sub(pat, lambda _: text, carry.original, count=1)
 
     # ----------------------------------------------------------------------- apply
     async def settle(
