@@ -284,7 +284,8 @@ _NAMING = re.compile(
     re.IGNORECASE,
 )
 _NAMED = re.compile(  # a title given by naming it inside an answer: "call it Budget check, 30 minutes"
-    r"(?:\b(?:call it|name it|title it|it'?s called|called|named|titled)\b|就叫做?|叫做|名叫|名字叫|标题叫)"
+    r"(?:\b(?:call it|name it|title it|it'?s called|called|named|titled)\b"
+    r"|(?:(?:标题|名字|名称|会议名|题目)\s*)?(?:就叫做?|叫做|名叫|名字叫|叫)(?=\S))"
     r"\s*[:：]?\s*(?P<v>[^,，。.;；!！?？]+)",
     re.IGNORECASE,
 )

@@ -144,6 +144,12 @@ def test_a_bare_title_answer_is_labelled_without_its_naming_words() -> None:
     assert carry.request == "后天上午九点建个日程，半小时，标题：站会"
     carry = CO.prepare("call it Design sync", ME, pending("a meeting at 3pm for 30 minutes", "title"))
     assert carry.request.endswith("title: Design sync")
+    carry = CO.prepare("标题就叫周会", ME, pending("明天上午10点建个日程，一个小时", "title"))
+    assert carry.request == "明天上午10点建个日程，一个小时，标题：周会"
+    two = pending("a meeting with a@b.com on Friday at 11", "title", "duration_min")
+    carry = CO.prepare("call it Budget check, 30 minutes", ME, two)
+    assert carry.kind is CarryKind.ANSWER
+    assert carry.request == "a meeting with a@b.com on Friday at 11, title: Budget check, 30 minutes"
 
 
 def test_a_room_the_turn_names_drops_the_step_that_found_one() -> None:
