@@ -40,6 +40,8 @@ from tao.loop.snapshot import Snapshot
 
 __all__ = ["Carry", "CarryConfig", "CarryOver", "CarryStrategy", "accepts"]
 
+_COARSE = re.compile(r"^(?:@(?:this|next|last)_(?:week|month)|[0-9]{4}-[0-9]{2})$")  # a week or month, no day
+
 
 # --------------------------------------------------------------------------- prepare
 class CarryOver:
@@ -102,10 +104,25 @@ class CarryOver:
             for d in fu.deltas:  # "£24.99" -> "24.99": the amount as perception reads it
                 if d.type == "AMOUNT" and d.text in answer and d.text != f"{d.value:g}":
                     answer = answer.replace(d.text, f"{d.value:g}", 1)
-            carry.request = snap.pending.request.rstrip("。.？?！! ") + sep + answer
+            carry.request = (
+                self._without_coarse_day(snap.pending.request, fu, now).rstrip("。.？?！! ") + sep + answer
+            )
         if strategy is CarryStrategy.FILL:
             carry.request = request
         return carry
+
+    def _without_coarse_day(self, pending: str, fu: Any, now: datetime) -> str:
+        """The open request without its week or month ("下周要个会议室") when the answer names the
+        day ("下周二上午十点"): the day is the answer's, the coarser phrase would contradict it."""
+        from tao.loop.followup import perceive_deltas
+
+        if not any(d.type == "DATE" and not d.time_only for d in fu.deltas):
+            return pending
+        out = pending
+        for d in perceive_deltas(pending, now.date(), self.config.lexicon):
+            if d.type == "DATE" and _COARSE.match(str(d.value)) and d.text in out:
+                out = out.replace(d.text, "", 1)
+        return out.strip(" ，,") or pending
 
     def _swap(
         self, carry: Carry, snap: Snapshot, session: SessionState, now: datetime, zh: bool

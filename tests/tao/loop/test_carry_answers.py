@@ -219,3 +219,11 @@ def test_the_snapshot_keeps_the_distinct_days_of_the_conversation() -> None:
     b = turn(a, "list_calendar_events", {"date": "2026-06-15"})
     c = turn(b, "find_meeting_room", {"start": "2026-06-12 10:00", "duration_min": 30, "capacity": 4})
     assert b.days == ["2026-06-12", "2026-06-15"] and c.days == ["2026-06-15", "2026-06-12"]
+
+
+def test_an_answer_naming_the_day_replaces_the_open_requests_week() -> None:
+    carry = CO.prepare("下周二上午十点", ME, pending("下周要个会议室，5个人，一小时", "start"))
+    assert carry.kind is CarryKind.ANSWER
+    assert carry.request == "要个会议室，5个人，一小时，下周二上午十点"
+    carry = CO.prepare("10个人", ME, pending("下周二上午十点要个会议室，一小时", "capacity"))
+    assert carry.request.startswith("下周二上午十点要个会议室")
