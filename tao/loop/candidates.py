@@ -28,6 +28,7 @@ tool of its own — then only the ``swap`` may replace it. Every decision goes i
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -218,6 +219,13 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
         swap_ok = bool(deltas) and not new_words
         if swap_ok and not cues:  # the turn names no tool: the previous task with its values
             yield "swap", CarryKind.SWAP, None, swap_plan(co, carry, deltas), []
+            if snap.earlier_steps and not swap_takes_all(
+                co, carry, deltas
+            ):  # "苏州呢" after weather, calendar
+                older = copy.copy(carry)
+                older.snap = snap.model_copy(update={"steps": list(snap.earlier_steps)})
+                if swap_takes_all(co, older, deltas):
+                    yield "earlier swap", CarryKind.SWAP, None, swap_plan(co, older, deltas), []
         addr = person_email(step) if person and not only_swap else None
         if addr and isinstance(out, InsufficientContext) and _asks_address(co, out, addr):
             yield "address", CarryKind.REFER, address_request(text, fu.person or "", addr), None, []

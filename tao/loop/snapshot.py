@@ -57,6 +57,7 @@ class Snapshot(BaseModel):
     steps: list[StepSnap] = Field(default_factory=list)
     entities: dict[str, Any] = Field(default_factory=dict)
     days: list[str] = Field(default_factory=list)  # the distinct days the turns planned with, newest last
+    earlier_steps: list[StepSnap] = Field(default_factory=list)  # the plan before ``steps`` (other tools)
     pending: PendingSnap | None = None
     carry: dict[str, Any] = Field(default_factory=dict)
 
@@ -157,6 +158,10 @@ def build_snapshot(
         pending = PendingSnap(
             request=effective_request, intent=pending_intent, required_fields=required_fields
         )
+    earlier = list(prev.earlier_steps) if prev else []
+    if plan is not None and prev is not None and prev.steps:
+        if [s.tool for s in prev.steps] != [s.tool for s in snaps]:
+            earlier = list(prev.steps)
     return Snapshot(
         turn=(prev.turn if prev else 0) + 1,
         request=request,
@@ -169,6 +174,7 @@ def build_snapshot(
         else list(prev.steps if prev else []),  # a turn without a plan keeps the last
         entities=entities,
         days=days,
+        earlier_steps=earlier,
         pending=pending,
         carry=carry,
     )

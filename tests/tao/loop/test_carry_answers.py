@@ -227,3 +227,14 @@ def test_an_answer_naming_the_day_replaces_the_open_requests_week() -> None:
     assert carry.request == "要个会议室，5个人，一小时，下周二上午十点"
     carry = CO.prepare("10个人", ME, pending("下周二上午十点要个会议室，一小时", "capacity"))
     assert carry.request.startswith("下周二上午十点要个会议室")
+
+
+def test_a_city_alone_swaps_into_the_plan_before_the_last_one() -> None:
+    s = snap([("list_calendar_events", {"date": "2026-06-11"})], "那天我有什么安排")
+    s.earlier_steps = [
+        StepSnap(step_id="t1", tool="get_weather", arguments={"city": "杭州", "date": "2026-06-11"})
+    ]
+    today = plan(("get_weather", {"city": "苏州", "date": "2026-06-10"}))
+    carry, out, _ = run("苏州呢", s, today)
+    assert steps_of(out) == [("get_weather", {"city": "苏州", "date": "2026-06-11"})]
+    assert carry.candidate == "earlier swap"
