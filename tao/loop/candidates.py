@@ -28,6 +28,7 @@ tool of its own — then only the ``swap`` may replace it. Every decision goes i
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,14 @@ from tao.contracts.timeexpr import session_now
 from tao.loop.carry_schema import _is_time, _props, _resolve, _targets, accepts
 from tao.loop.carry_types import Carry, CarryStrategy
 from tao.loop.followup import CarryKind, Delta, Followup, is_zh
-from tao.loop.referent import asked_person, person_referent, person_request, substitute_person
+from tao.loop.referent import (
+    address_request,
+    asked_person,
+    person_email,
+    person_referent,
+    person_request,
+    substitute_person,
+)
 from tao.loop.session_values import (
     _DAY,
     _DAYTIME,
@@ -50,6 +58,7 @@ from tao.loop.session_values import (
     render_value,
 )
 from tao.loop.snapshot import Snapshot
+from tao.loop.turn_cues import repeat_of
 
 if TYPE_CHECKING:
     from tao.loop.carryover import CarryOver
@@ -174,8 +183,18 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
         return out
     if carry.kind is CarryKind.SWAP and carry.base_steps is not None:
         return out
+    from tao.loop.identity import identity_answer
+
+    if (who := await identity_answer(co, carry, replan)) is not None:  # "我邮箱是 …" for user_id
+        return who
     fu, text = carry.followup, carry.original
     deltas = [*fu.deltas, *enum_deltas(text, snap, co.schemas)]
+    if (again := repeat_of(text)) and not fu.person and deltas and swap_takes_all(co, carry, deltas):
+        plan = swap_plan(co, carry, deltas)  # "forward the same message to …": the last task, new values
+        if plan is not None and complete(co, plan, snap, session):
+            carry.notes.append(f"repeat: {again!r}: the previous plan with the turn's values")
+            carry.candidate, carry.kind = "repeat", CarryKind.SWAP
+            return plan
     if not any(d.type == "DATE" for d in deltas) and (shifted := anchor_delta(fu, snap, co.schemas)):
         deltas.append(shifted)
     tools = tuple(sorted(co.schemas))
@@ -187,7 +206,8 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
     cues = own_cues(_without_swap_cue(text, fu), deltas, tools)
     prev_cues = own_cues(snap.effective_request or snap.request, [], tools)
     pending_cues = own_cues(snap.pending.request, [], tools) if snap.pending is not None else set()
-    answer_off = carry.kind is CarryKind.ANSWER and bool(cues - pending_cues)  # its own task
+    labelled = "pending: labelled answer" in fu.cues  # "主题：周报，内容：…": the asked fields, labelled
+    answer_off = carry.kind is CarryKind.ANSWER and bool(cues - pending_cues) and not labelled  # its own task
     if planned and not (person or fu.anchor or answer_off) and (carry.kind is not CarryKind.NEW or cues):
         return out
     only_swap = planned and not (person or fu.anchor or answer_off)
@@ -199,6 +219,16 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
         swap_ok = bool(deltas) and not new_words
         if swap_ok and not cues:  # the turn names no tool: the previous task with its values
             yield "swap", CarryKind.SWAP, None, swap_plan(co, carry, deltas), []
+            if snap.earlier_steps and not swap_takes_all(
+                co, carry, deltas
+            ):  # "苏州呢" after weather, calendar
+                older = copy.copy(carry)
+                older.snap = snap.model_copy(update={"steps": list(snap.earlier_steps)})
+                if swap_takes_all(co, older, deltas):
+                    yield "earlier swap", CarryKind.SWAP, None, swap_plan(co, older, deltas), []
+        addr = person_email(step) if person and not only_swap else None
+        if addr and isinstance(out, InsufficientContext) and _asks_address(co, out, addr):
+            yield "address", CarryKind.REFER, address_request(text, fu.person or "", addr), None, []
         if person and not only_swap:
             who = uid if step is None else next(iter(step["arguments"].values()))
             if (
@@ -207,6 +237,8 @@ async def settle(co: CarryOver, carry: Carry, out: Output, replan: Replan) -> Ou
             ):
                 yield "referent", CarryKind.REFER, None, sub, [who]
             yield "referent", CarryKind.REFER, person_request(text, fu.person or "", step, uid), None, [who]
+        if addr and isinstance(out, InsufficientContext) and not _asks_address(co, out, addr):
+            yield "address", CarryKind.REFER, address_request(text, fu.person or "", addr), None, []
         if fu.anchor is not None and not only_swap and (req := anchor_request(text, fu, snap, co.schemas)):
             value = anchor_value(fu, snap, co.schemas)
             yield "anchor", CarryKind.REFER, req, None, [value] if value else []
@@ -275,6 +307,12 @@ def swap_takes_all(co: CarryOver, carry: Carry, deltas: list[Delta]) -> bool:
     return all(any(_targets(d, co.schemas.get(s.tool, {}), s.arguments) for s in snap.steps) for d in deltas)
 
 
+def _asks_address(co: CarryOver, out: InsufficientContext, addr: str) -> bool:
+    """The question asks for a field an email fills (``send_email.to``)."""
+    props = {k: p for schema in co.schemas.values() for k, p in _props(schema).items()}
+    return any(f in props and "pattern" in props[f] and accepts(props[f], addr) for f in out.required_fields)
+
+
 def _better_question(
     got: InsufficientContext, out: Output, source: str, session: SessionState, co: CarryOver
 ) -> bool:
@@ -283,6 +321,8 @@ def _better_question(
     the earlier turn's, the amount and description are still missing) and the fields it asks
     for are those of a task that needs a time; a question for the speaker's own user id, or for a
     time the anchor gave, is no better."""
+    if source == "address" and isinstance(out, InsufficientContext):  # the person's address written in
+        return bool(got.required_fields) and set(got.required_fields) != set(out.required_fields)
     if source != "anchor" or not isinstance(out, InsufficientContext):
         return False
     missing = set(got.required_fields)

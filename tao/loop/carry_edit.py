@@ -3,12 +3,16 @@ the entity a reference points at, the previous request rewritten with the change
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import datetime
 from typing import Any
 
 from tao.loop.carry_schema import _DAY, _render
 from tao.loop.followup import Delta, Followup
 from tao.loop.snapshot import Snapshot, StepSnap
+
+_REF = re.compile(r"\$\{(t\d+)\.")
 
 
 def _collapse_expanded(steps: list[dict[str, Any]], snaps: list[StepSnap]) -> None:
@@ -71,3 +75,24 @@ def _rewrite_swap(prev: str, placed: list[tuple[Delta, Any]], zh: bool, lexicon:
         else:
             text = f"{text.rstrip('。.？?！! ')} {new}"
     return text
+
+
+def _refs(steps: list[dict[str, Any]]) -> set[str]:
+    return set(_REF.findall(json.dumps([st["arguments"] for st in steps], default=str)))
+
+
+def _drop_unfed(steps: list[dict[str, Any]], before: set[str]) -> list[dict[str, Any]]:
+    """A step whose output fed an argument the turn now gives itself goes ("订 R305" after
+    find_meeting_room -> book_meeting_room(${t1.room_id}): the booking alone, with R305).
+    ``before``: the step ids the previous plan's arguments referenced."""
+    now = _refs(steps)
+    gone = {st["step_id"] for st in steps if st["step_id"] in before and st["step_id"] not in now}
+    if not gone or len(gone) == len(steps):
+        return steps
+    out = [st for st in steps if st["step_id"] not in gone]
+    for st in out:
+        st["dependencies"] = [d for d in st["dependencies"] if d not in gone]
+    if not now:  # nothing refers to a step id any more: number them again
+        for i, st in enumerate(out):
+            st["step_id"] = f"t{i + 1}"
+    return out

@@ -32,13 +32,15 @@ from typing import Any
 
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
 from tao.contracts.timeexpr import session_now
-from tao.loop.carry_edit import _collapse_expanded, _referent, _rewrite_swap
+from tao.loop.carry_edit import _collapse_expanded, _drop_unfed, _referent, _refs, _rewrite_swap
 from tao.loop.carry_schema import _WORDS, _is_time, _props, _resolve, _targets, _time_value, accepts
 from tao.loop.carry_types import Carry, CarryConfig, CarryStrategy
 from tao.loop.followup import CarryKind, Delta, is_zh, read_followup
 from tao.loop.snapshot import Snapshot
 
 __all__ = ["Carry", "CarryConfig", "CarryOver", "CarryStrategy", "accepts"]
+
+_COARSE = re.compile(r"^(?:@(?:this|next|last)_(?:week|month)|[0-9]{4}-[0-9]{2})$")  # a week or month, no day
 
 
 # --------------------------------------------------------------------------- prepare
@@ -102,10 +104,25 @@ class CarryOver:
             for d in fu.deltas:  # "£24.99" -> "24.99": the amount as perception reads it
                 if d.type == "AMOUNT" and d.text in answer and d.text != f"{d.value:g}":
                     answer = answer.replace(d.text, f"{d.value:g}", 1)
-            carry.request = snap.pending.request.rstrip("。.？?！! ") + sep + answer
+            carry.request = (
+                self._without_coarse_day(snap.pending.request, fu, now).rstrip("。.？?！! ") + sep + answer
+            )
         if strategy is CarryStrategy.FILL:
             carry.request = request
         return carry
+
+    def _without_coarse_day(self, pending: str, fu: Any, now: datetime) -> str:
+        """The open request without its week or month ("下周要个会议室") when the answer names the
+        day ("下周二上午十点"): the day is the answer's, the coarser phrase would contradict it."""
+        from tao.loop.followup import perceive_deltas
+
+        if not any(d.type == "DATE" and not d.time_only for d in fu.deltas):
+            return pending
+        out = pending
+        for d in perceive_deltas(pending, now.date(), self.config.lexicon):
+            if d.type == "DATE" and _COARSE.match(str(d.value)) and d.text in out:
+                out = out.replace(d.text, "", 1)
+        return out.strip(" ，,") or pending
 
     def _swap(
         self, carry: Carry, snap: Snapshot, session: SessionState, now: datetime, zh: bool
@@ -125,6 +142,7 @@ class CarryOver:
             for i, s in enumerate(snap.steps)
         ]
         _collapse_expanded(steps, snap.steps)
+        fed = _refs(steps)
         placed: list[tuple[Delta, Any]] = []
         for d in carry.followup.deltas:
             hit = False
@@ -143,6 +161,7 @@ class CarryOver:
         if carry.followup.deltas and not placed:
             carry.kind = CarryKind.NEW
             return unplaced
+        steps = _drop_unfed(steps, fed)
         seen, uniq = set(), []
         for st in steps:  # one step per day may collapse to one step for one day
             key = (st["tool"], json.dumps(st["arguments"], sort_keys=True, default=str))
@@ -171,8 +190,11 @@ class CarryOver:
         if its is not None:  # "and its invoice?" -> "and the invoice of order …?"
             o = carry.original
             carry.request = o[: its.start()] + f"the {its.group(1)} of {text}" + o[its.end() :]
-        elif fu.ref_text:
+        elif fu.ref_text and zh:
             carry.request = carry.original.replace(fu.ref_text, text, 1)
+        elif fu.ref_text:  # a whole word: "it" is no part of "wait"
+            pat = rf"(?<![A-Za-z]){re.escape(fu.ref_text)}(?![A-Za-z])"
+            carry.request = re.sub(pat, lambda _: text, carry.original, count=1)
 
     # ----------------------------------------------------------------------- apply
     async def settle(

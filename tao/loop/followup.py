@@ -82,7 +82,11 @@ _KIND_WORDS = {
 _PRON_ZH = re.compile(
     r"(它|这个|那个|这笔|那笔|这张|那张|这单|那单|这间|那间)(?!月|周|星期|礼拜|季度|年|时候|时间)(订单|会议室|房间|发票|报销单|报销|日程)?"
 )
-_SWAP_IT_EN = re.compile(r"^(change|switch|move|make|set) (it|that|this)\b", re.IGNORECASE)
+_SWAP_IT_EN = re.compile(
+    r"^(?:(?:no|nope|wait|sorry|oops|actually|hmm|ok|okay|well|oh|my bad)\b[\s,.!]*)*"
+    r"(change|switch|move|make|set) (it|that|this)\b",
+    re.IGNORECASE,
+)
 _PRON_EN = re.compile(
     r"\b(it|its|that one|this one|the same one|(?:that|this|the same|the) (?:order|room|invoice|expense|claim|event|meeting))\b",
     re.IGNORECASE,

@@ -6,6 +6,8 @@ that made no plan; :func:`person_request` writes the person into the turn ("他�
 "手机号138…的用户的详细资料呢", "their calendar" -> "the calendar of the user with phone …"), and
 :func:`substitute_person` puts the person into a plan that used the speaker's own id, the finding
 step chained first (``get_user_profile(U_me)`` -> ``find_user(email) -> get_user_profile(${t1.user_id})``).
+:func:`address_request` writes the person's email itself for a task that takes an address
+("给她发封邮件" -> "给zhou.min@corp.com发封邮件", "a meeting with her" -> "a meeting with …@…").
 """
 
 from __future__ import annotations
@@ -105,3 +107,29 @@ def _shift_ref(v: Any, n: int) -> Any:
     if isinstance(v, str) and n:
         return re.sub(r"\$\{t(\d+)\.", lambda m: "${t" + str(int(m.group(1)) + n) + ".", v)
     return v
+
+
+def person_email(step: dict[str, Any] | None) -> str | None:
+    """The email the finding step looked the person up by, if it did."""
+    v = (step or {}).get("arguments", {}).get("email")
+    return v if isinstance(v, str) and "@" in v else None
+
+
+def address_request(text: str, pron: str, email: str) -> str:
+    """The turn with the pronoun replaced by the person's email ("email him" -> "email a@b.com";
+    "her calendar" is no address: the possessive is written "the … of a@b.com")."""
+    if is_zh(text):
+        return text.replace(pron, f" {email} ", 1).replace("  ", " ")
+    m = re.search(rf"\b{re.escape(pron)}\b(?:\s+([A-Za-z]+))?", text)
+    if m is None:
+        return text
+    if pron.lower() in ("his", "their") or (
+        pron.lower() == "her" and m.group(1) and m.group(1).lower() not in _NOT_NOUN
+    ):
+        return person_request(text, pron, {"tool": "", "arguments": {"name": email}}, None)
+    return text[: m.start()] + email + text[m.start() + len(pron) :]  # "with her on Friday": the object
+
+
+_NOT_NOUN = frozenset(
+    "on at in for to about from by with and or tomorrow today tonight next this that the a an".split()
+)

@@ -216,6 +216,8 @@ def anchor_value(fu: Followup, snap: Snapshot, schemas: dict[str, dict[str, Any]
         return None
     if fu.anchor[0] == "period":
         return period_of(snap, schemas)
+    if fu.anchor[0] == "days":
+        return None  # two values: the rewrite names both
     got = _time_of(snap, schemas, fu.anchor[0])
     return _shift_day(got[1][:10], fu.anchor[0]) if got else None
 
@@ -231,6 +233,11 @@ def anchor_request(text: str, fu: Followup, snap: Snapshot, schemas: dict[str, d
         if period is None:
             return None
         return text.replace(phrase, _period_text(period, zh), 1) if phrase in text else None
+    if kind == "days":  # "那两天的日程" -> "2026-04-24和2026-04-27的日程": the last two days named
+        if len(snap.days) < 2 or phrase not in text:
+            return None
+        a, b = sorted(snap.days[-2:])
+        return text.replace(phrase, f"{a}和{b}" if zh else f"on {a} and {b}", 1)
     got = _time_of(snap, schemas, kind)
     if got is None:
         return None
@@ -268,7 +275,20 @@ _LABEL = {  # how a bare free-text answer is labelled for the plan model (zh, en
     "description": ("说明：", "description: "),
     "body": ("内容：", "body: "),
     "subject": ("主题：", "subject: "),
+    "title": ("标题：", "title: "),
 }
+# the words that only say "the value is" before a bare answer: "就叫站会", "标题就叫X", "call it Sync"
+_NAMING = re.compile(
+    r"^(?:(?:标题|名字|名称|抬头|主题|说明|原因|内容|正文)\s*)?(?:就|那就|那)?(?:叫做|叫|命名为|名为|写成|写)\s*[:：]?\s*"
+    r"|^(?:(?:let'?s|just)\s+)?(?:call it|name it|title it|it'?s called|called|named|titled)\s*[:：]?\s*",
+    re.IGNORECASE,
+)
+_NAMED = re.compile(  # a title given by naming it inside an answer: "call it Budget check, 30 minutes"
+    r"(?:\b(?:call it|name it|title it|it'?s called|called|named|titled)\b"
+    r"|(?:(?:标题|名字|名称|会议名|题目)\s*)?(?:就叫做?|叫做|名叫|名字叫|叫)(?=\S))"
+    r"\s*[:：]?\s*(?P<v>[^,，。.;；!！?？]+)",
+    re.IGNORECASE,
+)
 _EN_NUMBERS = {
     w: i + 1
     for i, w in enumerate(
@@ -308,6 +328,10 @@ def labelled_answer(
         return text.strip()  # "主题：周报，内容：…": every field asked, each with its label
     if own_cues(text, fu.deltas, tools) - own_cues(pending.request, [], tools):
         return None
+    zh = is_zh(text)
+    if "title" in pending.required_fields and (m := _NAMED.search(text)):  # "call it X, 30 minutes"
+        named = _LABEL["title"][0 if zh else 1] + m.group("v").strip()
+        return (text[: m.start()] + named + text[m.end() :]).strip().rstrip("。.！!")
     props = {k: p for schema in schemas.values() for k, p in _props(schema).items()}
     ints = [  # a number without a unit is no duration ("8个" while duration and head count are asked)
         f
@@ -317,7 +341,6 @@ def labelled_answer(
         and "duration" not in f
         and not f.endswith("_min")
     ]
-    zh = is_zh(text)
     m = _ONE_NUMBER.match(_EN_NUMBER.sub(lambda w: str(_EN_NUMBERS[w.group(0).lower()]), text.strip()))
     if m and len(ints) == 1 and not any(d.type in ("NUM", "DUR", "DATE", "AMOUNT") for d in fu.deltas):
         return render_value(ints[0], int(m.group(1)), props[ints[0]], zh)  # the value, labelled
@@ -328,5 +351,6 @@ def labelled_answer(
     free = [f for f in pending.required_fields if f in _LABEL]
     if len(free) == 1 and len(pending.required_fields) == 1 and not fu.deltas and len(text.strip()) <= 60:
         label = _LABEL[free[0]][0 if zh else 1]
-        return label + text.strip().rstrip("。.！!")
+        value = _NAMING.sub("", text.strip(), count=1).strip() or text.strip()
+        return label + value.rstrip("。.！!")
     return None

@@ -5,12 +5,14 @@ the steps of its plan with their *resolved* arguments (time symbols turned into 
 turn's session clock — the time anchors — with the symbols beside them), the values its results
 extracted (``order_id``, ``room_id`` …) and the ids of list results (``items``: the first five
 of each list, for "the second one"), an insufficient-context question still open (``pending``),
-and ``entities``: every argument and extracted value of the conversation so far by name, newest
-value winning. Plain JSON, so the in-process, Redis and file session stores all keep it.
+``entities``: every argument and extracted value of the conversation so far by name, newest
+value winning, and ``days``: the distinct days the turns planned with (newest last, at most five;
+"那两天的日程" names the last two). Plain JSON, so the in-process, Redis and file session stores all keep it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,6 +22,7 @@ from tao.contracts.plan import REF_PATTERN
 MEMORY_KEY = "conversation"
 MAX_ITEMS = 5
 MAX_ENTITIES = 48
+_DAY_VALUE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(?: [0-2][0-9]:[0-5][0-9])?$")
 
 
 class StepSnap(BaseModel):
@@ -53,6 +56,8 @@ class Snapshot(BaseModel):
     status: str = ""
     steps: list[StepSnap] = Field(default_factory=list)
     entities: dict[str, Any] = Field(default_factory=dict)
+    days: list[str] = Field(default_factory=list)  # the distinct days the turns planned with, newest last
+    earlier_steps: list[StepSnap] = Field(default_factory=list)  # the plan before ``steps`` (other tools)
     pending: PendingSnap | None = None
     carry: dict[str, Any] = Field(default_factory=dict)
 
@@ -142,11 +147,21 @@ def build_snapshot(
                 entities[k] = v
     while len(entities) > MAX_ENTITIES:
         entities.pop(next(iter(entities)))
+    days = list(prev.days) if prev else []
+    for sn in snaps:
+        for v in sn.arguments.values():
+            if isinstance(v, str) and _DAY_VALUE.match(v):
+                days = [d for d in days if d != v[:10]] + [v[:10]]
+    days = days[-MAX_ITEMS:]
     pending = None
     if required_fields and plan is None:
         pending = PendingSnap(
             request=effective_request, intent=pending_intent, required_fields=required_fields
         )
+    earlier = list(prev.earlier_steps) if prev else []
+    if plan is not None and prev is not None and prev.steps:
+        if [s.tool for s in prev.steps] != [s.tool for s in snaps]:
+            earlier = list(prev.steps)
     return Snapshot(
         turn=(prev.turn if prev else 0) + 1,
         request=request,
@@ -158,6 +173,8 @@ def build_snapshot(
         if plan is not None
         else list(prev.steps if prev else []),  # a turn without a plan keeps the last
         entities=entities,
+        days=days,
+        earlier_steps=earlier,
         pending=pending,
         carry=carry,
     )

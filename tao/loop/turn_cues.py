@@ -3,7 +3,8 @@
 * :func:`anchor_of`: a phrase that points at an earlier turn's time ("at the same time", "same
   slot", "同一时间" -> ``time``; "the same day", "that day", "那天" -> ``day``; "the day after",
   "第二天" -> ``day+1``; "the day before", "前一天" -> ``day-1``; "that month", "that week",
-  "同一个月", "那周" -> ``period``);
+  "同一个月", "那周" -> ``period``; "那两天", "both days" -> ``days``: the last two days named);
+* :func:`repeat_of`: the last task again ("同样的内容也发给", "the same message", "once more");
 * :func:`person_of`: a pronoun for a person who is not the speaker ("his", "their", "他", "她");
 * :func:`correction_of`: the turn corrects the previous one ("I meant", "oops", "不对", "说错");
 * :func:`extra_deltas`: values perception leaves alone in a follow-up: a bare "周末" / "the
@@ -32,8 +33,10 @@ _ANCHOR_DAY = re.compile(
     re.IGNORECASE,
 )
 _ANCHOR_PERIOD = re.compile(
-    r"(?:\b(?:for|in|over|during|from)\s+)?\b(?:that|the\s+same|that\s+same)\s+(?:month|week|period)\b"
-    r"|那一?周(?!末)|那个?星期|同一个?周(?!末)|同一个?月|那个?月|当月|同月|那段时间|同一时期|同一时间段|那个时间段",
+    r"(?:\b(?:for|in|over|during|from)\s+)?\b(?:that|the\s+same|that\s+same|same)\s+"
+    r"(?:month|week|period|stretch|time\s*frame|time\s+span|span|range|window)\b"
+    r"|那一?周(?!末)|那个?星期|同一个?周(?!末)|同一个?月|那个?月|当月|同月|那段时间|同一时期|同一时间段|那个时间段"
+    r"|同期|同一?段时间|那一?段时间|那个?期间|这段时间|同样的时间段|相同的?时间段",
     re.IGNORECASE,
 )
 _PERSON_ZH = re.compile(r"(?<!其)(?:他们|她们|他|她|此人|这个人|那个人|该用户|这位|这个用户|那个用户)")
@@ -62,10 +65,20 @@ _DAY_BEFORE = re.compile(r"(?:\b(?:on|for)\s+)?\bthe\s+day\s+before\b|前一天"
 _WEEKEND = re.compile(r"(?<!下个)(?<!下)(?<!上个)(?<!上)(?:这个)?周末|\bthe\s+weekend\b", re.IGNORECASE)
 
 
+_TWO_DAYS = re.compile(
+    r"(?:\b(?:on|for)\s+)?\b(?:both\s+(?:of\s+)?(?:those\s+|these\s+|the\s+)?days|(?:those|these|the)\s+two\s+days)\b"
+    r"|那两天|这两天|两天都|这两个日子|那两个日子",
+    re.IGNORECASE,
+)
+
+
 def anchor_of(text: str) -> tuple[str, str] | None:
     """``(kind, phrase)``: ``time`` for the same time/slot, ``day`` for the same day, ``day+1`` /
     ``day-1`` for the day after / before the earlier turn's day, ``period`` for the same month /
     week / period, else None."""
+    m = _TWO_DAYS.search(text)
+    if m:
+        return "days", m.group(0).strip()
     m = _NEXT_DAY.search(text)
     if m:
         return "day+1", m.group(0).strip()
@@ -82,6 +95,21 @@ def anchor_of(text: str) -> tuple[str, str] | None:
     if m:
         return "day", m.group(0).strip()
     return None
+
+
+_REPEAT = re.compile(
+    r"同样的|一样的|一模一样|相同的|照旧|照这个|照样|标题一样|内容一样|重发|再发一|再来一|再建一|再约一|再开一|再订一"
+    r"|\b(?:the\s+)?same\s+(?:message|email|mail|content|text|event|meeting|thing|one)\b"
+    r"|\b(?:again|once\s+more|one\s+more\s+time|likewise)\b",
+    re.IGNORECASE,
+)
+
+
+def repeat_of(text: str) -> str | None:
+    """The turn asks for the last task again with other values ("同样的内容也发给 …", "forward the
+    same message to …", "once more to …", "再来一场")."""
+    m = _REPEAT.search(text)
+    return m.group(0) if m else None
 
 
 def person_of(text: str) -> str | None:

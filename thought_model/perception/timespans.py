@@ -11,7 +11,8 @@
   ``未来3天``/``next 5 days`` → ``@next_days:N`` (N 1–99), ``15号(那天)``/``the 15th`` → that day of
   the current month if it is today or later, else of the next month (an absolute ISO date, as
   weekdays already are); ``下个月3号`` → the 3rd of next month; bare months (``二月份``, ``in February``) →
-  ``YYYY-MM`` (:mod:`thought_model.perception.months`).
+  ``YYYY-MM`` (:mod:`thought_model.perception.months`); fixed-date holidays (``五一``, ``劳动节``,
+  ``Christmas``) → the nearest such day (:mod:`thought_model.perception.holidays`).
 
 All functions return ``(start, end, ...)`` spans over the (normalized) request text.
 """
@@ -23,6 +24,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from thought_model.perception.holidays import find_holidays
 from thought_model.perception.months import find_bare_months
 
 _ZH_NUM = "[零一二两三四五六七八九十]+"
@@ -394,6 +396,7 @@ def find_day_periods(text: str, today: date) -> list[tuple[int, int, str]]:
             start = m.start()
             out.append((start, m.end(), day.isoformat()))
     out += find_bare_months(text, today)
+    out += find_holidays(text, today)
     return sorted(out, key=lambda x: (x[0], -(x[1] - x[0])))
 
 
