@@ -32,6 +32,30 @@ _QUESTION = re.compile(
 """A question about the one item selected ("我最近那个工单现在谁在跟"): it asks the item's read."""
 
 
+_DONE = re.compile(
+    r"[，,；;]\s*(?:[\u4e00-\u9fff]{1,3}(?:完|好)(?:了)?(?=之后|以后|後|后|[，,。\s]|顺便|順便|帮|幫|再|就|告诉|告訴|看|查|$)|(?:提交|申请|申請|开|開)(?:之后|以后|後|后))"
+)
+"""A free text's trailing "申请完 / 开完 / 提交后 …" piece: the next ask (its read), not the text."""
+
+
+def _trim(plan: ThoughtPlan, graph: RegistryGraph) -> ThoughtPlan:
+    """The free-text arguments (no pattern, no enum) of a step another step reads, cut before an
+    "after it's done" piece ("屏幕碎了，申请完" -> "屏幕碎了")."""
+    read = {d for s in plan.steps for d in s.dependencies}
+    steps = []
+    for s in plan.steps:
+        args = dict(s.arguments)
+        if s.step_id in read:
+            for a, v in args.items():
+                prop = graph.props.get(a, {})
+                if isinstance(v, str) and prop.get("type") == "string" and not prop.get("pattern"):
+                    m = None if prop.get("enum") else _DONE.search(v)
+                    if m is not None and m.start() > 0:
+                        args[a] = v[: m.start()].rstrip()
+        steps.append(s.model_copy(update={"arguments": args}))
+    return plan.model_copy(update={"steps": steps})
+
+
 def _values(plan: ThoughtPlan) -> list[str]:
     out: list[str] = []
     for s in plan.steps:
@@ -48,18 +72,32 @@ def _without(text: str, values: Sequence[str]) -> str:
     return text
 
 
-def _stray(step: Any, spec: ToolSpec | None, have: set[str], reader: frozenset[str], cues: ToolCues) -> bool:
+def _stray(step: Any, spec: ToolSpec | None, have: set[str], known: frozenset[str], cues: ToolCues) -> bool:
     """A trailing independent read the request has no word of its own for: no arguments though its
-    tool takes some (``find_employee({})``), or its words in the request are all the added read's
-    (list_devices for "who it got *assigned* to")."""
+    tool takes some (``find_employee({})``), or its words in the request are all ``known`` (the
+    producer's and the added read's: list_devices for "who it got *assigned* to")."""
     if spec is None or spec.permission is not Permission.READ or step.dependencies:
         return False
     if not step.arguments:
         return bool(spec.args_schema.get("properties"))
-    return not (cues.cues.get(step.tool, frozenset()) & have) - reader
+    return not (cues.cues.get(step.tool, frozenset()) & have) - known
 
 
 def follow_on_read(
+    plan: ThoughtPlan,
+    text: str,
+    masked: str,
+    specs: Sequence[ToolSpec],
+    graph: RegistryGraph,
+    cues: ToolCues,
+) -> ThoughtPlan:
+    """:func:`_follow_on`, then :func:`_trim` of the free text of a step that a later step reads."""
+    out = _follow_on(plan, text, masked, specs, graph, cues)
+    trimmed = _trim(out, graph)
+    return out if trimmed == out else trimmed
+
+
+def _follow_on(
     plan: ThoughtPlan,
     text: str,
     masked: str,
@@ -73,6 +111,9 @@ def follow_on_read(
     plain = _without(text, _values(plan))
     have = words(_without(masked, _values(plan))) | words(plain)
     one_item = _ONE_ITEM.search(text) is not None
+    rewired = _rewire(plan, have, graph, cues)
+    if rewired is not None:
+        return rewired
     for back in (1, 2):
         if len(plan.steps) < back:
             return plan
@@ -93,9 +134,33 @@ def follow_on_read(
             if out is None or not (asked or (reader - mine) & have):
                 continue
             tail = plan.steps[len(plan.steps) - back + 1 :]
-            if any(not _stray(t, graph.tools.get(t.tool), have, reader, cues) for t in tail):
+            if any(not _stray(t, graph.tools.get(t.tool), have, reader | mine, cues) for t in tail):
                 continue
             args: dict[str, Any] = {required[0]: f"${{{last.step_id}.{out}}}"}
             kept = drafts(plan)[: len(plan.steps) - back + 1]
             return build(plan, [*kept, Draft("_read", spec.name, args, [last.step_id])]) or plan
     return plan
+
+
+def _rewire(plan: ThoughtPlan, have: set[str], graph: RegistryGraph, cues: ToolCues) -> ThoughtPlan | None:
+    """``[…, P, L, R(${L.x})]`` with ``L`` a stray read (:func:`_stray`) and ``P`` a write that also
+    extracts ``x``: ``R`` reads what ``P`` made ("replace AT-…, then check the status of the ticket that
+    opens": no list_tickets between). None when the plan is not of that shape."""
+    if len(plan.steps) < 3:
+        return None
+    p, lst, r = plan.steps[-3:]
+    producer = graph.tools.get(p.tool)
+    if producer is None or producer.permission is Permission.READ or r.dependencies != [lst.step_id]:
+        return None
+    refs = [
+        (a, v) for a, v in r.arguments.items() if isinstance(v, str) and v.startswith(f"${{{lst.step_id}.")
+    ]
+    if len(refs) != 1 or len(r.arguments) != 1:
+        return None
+    arg = refs[0][0]
+    out = graph.provider(p.tool, arg)
+    known = cues.cues.get(p.tool, frozenset()) | cues.cues.get(r.tool, frozenset())
+    if out is None or not _stray(lst, graph.tools.get(lst.tool), have, known, cues):
+        return None
+    kept = drafts(plan)[:-2]
+    return build(plan, [*kept, Draft("_read", r.tool, {arg: f"${{{p.step_id}.{out}}}"}, [p.step_id])])
