@@ -37,7 +37,8 @@ each switchable in :class:`ComposerConfig`): the named person instead of the spe
 她的" (:mod:`thought_model.referents`), one update per profile field (:mod:`thought_model.updates`),
 status filters from the request's words (:mod:`thought_model.status_words`), steps the request
 gives no word for dropped (:mod:`thought_model.evidence`) and one step per value of a coordinated
-list (:mod:`thought_model.fanout`). Before that, arguments the whole plan borrowed from another ask
+list (:mod:`thought_model.fanout`); on a user registry, the read the request asks of the last step's
+result is appended (:mod:`thought_model.follow_on`). Before that, arguments the whole plan borrowed from another ask
 are replaced by the clause plans' (:func:`~thought_model.clause_args.clause_grounded`), and when a clause failed the trailing
 asks the whole plan dropped are appended (:meth:`ComposingEngine._with_trailing_asks`).
 """

@@ -34,6 +34,7 @@ class ComposerConfig:
         True  # final plan: a date range is one period, a greeting day none (thought_model.periods)
     )
     referents: bool = True  # final plan: "his / 她的" is the named person's id, not the speaker's
+    follow_on: bool = True  # user registry: the read the request asks of the last step's result
     trailing_asks: bool = True  # a clause failed: still add the last clauses' asks the whole plan lacks
     prefer_clause_args: bool = True  # same tools, order and links as the whole plan: the clauses' arguments
     misread_asks: bool = (

@@ -21,6 +21,7 @@ from thought_model.enum_words import EnumWords, fix_enums
 from thought_model.evidence import CUES as EVIDENCE_CUES
 from thought_model.evidence import evidenced, prune_unasked
 from thought_model.fanout import fan_out
+from thought_model.follow_on import follow_on_read
 from thought_model.invitees import attach_invitees
 from thought_model.paired import paired_fan_out
 from thought_model.perception.normalize import normalize_request
@@ -170,6 +171,10 @@ class ComposerPasses:
         if self.cfg.periods:
             plan = fix_periods(plan, job.perception)
         plan = clean_plan(plan, None, job.req.text)  # any registry: a step never repeats an earlier one
+        if self.cfg.follow_on and self.cues is not None:  # "…, then tell me who it got assigned to"
+            plan = follow_on_read(
+                plan, job.req.text, job.perception.masked, self.specs, self.graph, self.cues
+            )
         if self.cfg.clause_order:  # independent asks in the request's order
             plan = clause_order(plan, [_steps_of(p) for p in job.parts])
         if plan is res.output:
