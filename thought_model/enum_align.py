@@ -59,9 +59,10 @@ def align_enums(plan: ThoughtPlan, perception: Perception, words: EnumWords) -> 
             where = _anchors(perception.masked, [args_of[i] for i in group], arg, token_of)
             if where is None:
                 continue
-            order = sorted(range(len(group)), key=lambda k: where[k][0])
-            starts = [where[k][0] for k in order]
-            ends = [where[k][1] for k in order]
+            at: list[tuple[int, int]] = where  # narrowed: the lambda below keeps the type
+            order = sorted(range(len(group)), key=lambda k: at[k][0])
+            starts = [at[k][0] for k in order]
+            ends = [at[k][1] for k in order]
             spans = words.spans(arg, text)
             choice: list[str] | None = None
             for after in (True, False):
