@@ -149,9 +149,14 @@ def has_ask(piece: str, zh: bool, vocab: SplitVocab = REFERENCE_VOCAB) -> bool:
     return re.search(rf"\b(?:{_EN_ASPECTS})\b", bare, re.I) is not None or "?" in bare
 
 
+_ZH_ASK_OPENER = re.compile(r"^(?:(?:请|麻烦你?|帮我|帮忙|帮|给我|先|再|也|就|那就)\s*)+")
+"""Politeness and sequence words before a zh predicate (``，先帮我看看…``, ``，麻烦查下…``)."""
+
+
 def _starts_with_verb(piece: str, zh: bool, vocab: SplitVocab = REFERENCE_VOCAB) -> bool:
     p = piece.strip()
     if zh:
+        p = _ZH_ASK_OPENER.sub("", p)
         if p.startswith("订单"):
             return False
         return any(p.startswith(w) for w in _ZH_VERBS + list(vocab.zh_verbs) if w not in ("请",))

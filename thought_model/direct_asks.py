@@ -13,7 +13,7 @@ fields or with a wrong chain:
   requests``, ``claims from last month``, ``我的发票都列一下``, ``我所有的报销单``: the domain's list
   tool with the session user and, when the request gives one, its period.
 
-:func:`direct_plan` is consulted by :func:`thought_model.grammar.parse_output` when the model's
+:func:`direct_plan` is consulted by :func:`thought_model.output_parse.parse_output` when the model's
 answer is ``insufficient_context`` (both kinds) or a plan of profile lookups and updates only
 (the first kind).
 """

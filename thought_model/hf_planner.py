@@ -19,13 +19,8 @@ import torch
 from tao.contracts import ErrorInfo, ErrorType, InsufficientContext, SessionState, ThoughtPlan, ToolSpec
 from tao.contracts.domain import Domain, Lexicon
 from thought_model.checkpoint import DEFAULT_CHECKPOINT, checkpoint_domain
-from thought_model.grammar import (
-    OutputGrammarCompiler,
-    PlanParseError,
-    make_logits_processor,
-    parse_output,
-    request_slots,
-)
+from thought_model.grammar import OutputGrammarCompiler, PlanParseError, make_logits_processor, request_slots
+from thought_model.output_parse import parse_output
 from thought_model.prompt import EOS_TOKEN, PAD_TOKEN, PreparedPrompt, prepare_prompt
 
 

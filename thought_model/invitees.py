@@ -7,7 +7,7 @@ an invite cue (``invite / inviting / with / cc / 邀请 / 叫上 / 拉上 / 通�
 把 X 叫上`` are invitees; a step whose tool has a people list (an array argument named like
 :data:`PEOPLE_FIELDS`) and leaves it empty gets them (so does one that lists only some of them), and an ``update_user_profile`` step that only
 writes an invitee's email as the user's own is dropped when the request never speaks of changing
-an email. Repeats in a list are removed by :func:`thought_model.grammar.tidy_arguments`.
+an email. Repeats in a list are removed by :func:`thought_model.output_parse.tidy_arguments`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""References repaired after decoding, before the plan check (:func:`thought_model.grammar.parse_output`).
+"""References repaired after decoding, before the plan check (:func:`thought_model.output_parse.parse_output`).
 
 The per-request grammar lets an argument reference any earlier step (``${t1.amount}``): JSON
 Schema cannot tie the output name to the tool at that position. So a decoded plan can reference a

@@ -356,7 +356,8 @@ def engine_plan_fn(engine: Any) -> PlanFn:
 
 def generator_plan_fn(gen: Any, tools: Sequence[ToolSpec], lexicon: Any = None) -> PlanFn:
     """A :data:`PlanFn` over :class:`thought_model.hf_planner.HFPlanGenerator` (constrained)."""
-    from thought_model.grammar import PlanParseError, parse_output
+    from thought_model.grammar import PlanParseError
+    from thought_model.output_parse import parse_output
 
     def run(batch: Sequence[tuple[str, SessionState]]) -> list[Output]:
         prepared = [gen.prepare(t, s) for t, s in batch]

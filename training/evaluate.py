@@ -20,8 +20,9 @@ import torch
 
 from tao.domains import reference_domain
 from thought_model.checkpoint import checkpoint_domain
-from thought_model.grammar import PlanParseError, output_json_schema, parse_output
+from thought_model.grammar import PlanParseError, output_json_schema
 from thought_model.hf_planner import HFPlanGenerator
+from thought_model.output_parse import parse_output
 from training.dataset import read_jsonl, row_session
 from training.generate import SPLITS
 from training.metrics import SplitMetrics

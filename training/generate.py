@@ -5,7 +5,7 @@ splits (see :data:`SPLITS`). Every row is reproducible from ``(seed, split, inde
 
 Each row: ``request``, ``user_id`` (session user or null), ``today``, ``target`` (the exact
 model output: compact JSON with slot tokens), ``expected`` (the contract object with literal
-values, what :func:`thought_model.grammar.parse_output` must return), ``intent``, ``template``,
+values, what :func:`thought_model.output_parse.parse_output` must return), ``intent``, ``template``,
 ``lang``, ``split``.
 
 The domain (tools, lexicon, phrasing) is a parameter: ``--registry MODULE:ATTR`` / ``TAO_REGISTRY``,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from thought_model.clauses import split_request
+from thought_model.clauses import split_masked, split_request
 from thought_model.entities import perceive
 
 
@@ -49,3 +49,20 @@ def test_new_split_points(text: str, clauses: list[str]) -> None:
 )
 def test_still_one_ask(text: str) -> None:
     assert len(_split(text)) == 1
+
+
+@pytest.mark.parametrize(
+    ("masked", "want"),
+    [
+        (
+            "找一下手机号<PHONE1>的同事，帮我看看他<DATE1>的日程",
+            ["找一下手机号<PHONE1>的同事", "帮我看看他<DATE1>的日程"],
+        ),
+        ("查下邮箱<EMAIL1>是谁，麻烦列一下他的订单", ["查下邮箱<EMAIL1>是谁", "麻烦列一下他的订单"]),
+        ("我想问下<ORDER1>这单，先帮我查下物流", ["我想问下<ORDER1>这单，先帮我查下物流"]),
+    ],
+)
+def test_a_zh_comma_before_a_polite_or_sequence_opener_and_a_verb_splits(
+    masked: str, want: list[str]
+) -> None:
+    assert split_masked(masked) == want

@@ -7,7 +7,7 @@ from datetime import datetime
 from tao.contracts import ErrorInfo, ErrorType, InsufficientContext, SessionState, ThoughtPlan
 from thought_model.compose import ComposerConfig, ComposingEngine, RegistryGraph, _reference_tools
 from thought_model.engine.base import PlanEngine, PlanRequest, PlanResult
-from thought_model.grammar import parse_output
+from thought_model.output_parse import parse_output
 from thought_model.sufficiency import SufficiencyConfig
 
 TOOLS = _reference_tools()

@@ -10,7 +10,8 @@ import pytest
 
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
 from tao.domains.reference.registry import reference_tools
-from thought_model.grammar import PlanParseError, output_json_schema, parse_output
+from thought_model.grammar import PlanParseError, output_json_schema
+from thought_model.output_parse import parse_output
 from training.dataset import row_session
 from training.generate import GenConfig, iter_split
 

@@ -15,7 +15,8 @@ import jsonschema
 
 from tao.contracts import SessionState, ThoughtPlan
 from tao.domains.reference.registry import reference_tools
-from thought_model.grammar import arguments_schema, numeric_ref_outputs, output_json_schema, parse_output
+from thought_model.grammar import arguments_schema, numeric_ref_outputs, output_json_schema
+from thought_model.output_parse import parse_output
 
 TOOLS = reference_tools()
 BY_NAME = {t.name: t for t in TOOLS}

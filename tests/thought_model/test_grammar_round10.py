@@ -11,8 +11,9 @@ from typing import Any
 from tao.contracts import InsufficientContext, SessionState, ThoughtPlan
 from tao.domains.reference.registry import reference_tools
 from thought_model.entities import perceive
-from thought_model.grammar import field_tokens, integer_kinds, parse_output
+from thought_model.grammar import field_tokens, integer_kinds
 from thought_model.invitees import invitee_tokens
+from thought_model.output_parse import parse_output
 
 TOOLS = reference_tools()
 BY_NAME = {t.name: t for t in TOOLS}

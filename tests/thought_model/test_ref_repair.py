@@ -11,7 +11,8 @@ import pytest
 from tao.contracts import ThoughtPlan
 from tao.domains.reference.registry import reference_tools
 from thought_model.entities import perceive
-from thought_model.grammar import PlanParseError, parse_output
+from thought_model.grammar import PlanParseError
+from thought_model.output_parse import parse_output
 from thought_model.ref_repair import repair_references
 
 TOOLS = reference_tools()

@@ -21,7 +21,8 @@ from thought_model.compose import (
 )
 from thought_model.engine.base import PlanEngine, PlanResult
 from thought_model.entities import perceive
-from thought_model.grammar import field_tokens, parse_output
+from thought_model.grammar import field_tokens
+from thought_model.output_parse import parse_output
 from thought_model.sufficiency import (
     Decision,
     SufficiencyCheck,

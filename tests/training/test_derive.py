@@ -16,7 +16,8 @@ from tao.contracts import ThoughtPlan, ToolSpec
 from tao.contracts.domain import Domain, Lexicon, RequestExample
 from tao.domains import load_domain, reference_domain
 from tao.domains.contract import ContractError, contract_domain, ref_or
-from thought_model.grammar import output_json_schema, parse_output
+from thought_model.grammar import output_json_schema
+from thought_model.output_parse import parse_output
 from thought_model.prompt import prepare_prompt
 from training.config import PRESETS, TrainConfig, build_parser, config_from_args
 from training.derive import derive_phrasing, example_template

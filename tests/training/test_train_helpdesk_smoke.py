@@ -35,8 +35,9 @@ HELPDESK_TOOLS = {
 def test_helpdesk_train_plan_serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("TAO_API_KEY", "TAO_ENGINE", "TAO_CHECKPOINT", "TAO_REGISTRY", "TAO_KEYS_FILE"):
         monkeypatch.delenv(var, raising=False)
-    from thought_model.grammar import PlanParseError, parse_output
+    from thought_model.grammar import PlanParseError
     from thought_model.hf_planner import HFPlanGenerator
+    from thought_model.output_parse import parse_output
     from training.cli import main
 
     out = tmp_path / "ckpt"

@@ -254,7 +254,8 @@ class ModelCodec:
 
 def default_codec(domain: Domain | None = None) -> PlanCodec:
     """The model's codec for ``domain`` (default: the reference domain)."""
-    from thought_model.grammar import output_json_schema, parse_output
+    from thought_model.grammar import output_json_schema
+    from thought_model.output_parse import parse_output
     from thought_model.prompt import build_prompt, prepare_prompt
 
     return ModelCodec(build_prompt, output_json_schema, parse_output, prepare_prompt, domain=domain)
