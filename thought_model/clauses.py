@@ -92,7 +92,7 @@ _ZH_STRONG = re.compile(
     r"(?:[，,。；;！!？?\s]*(?:然后再|然后|完了再|接着|再帮我|再帮忙|另外再|另外帮我|另外|还有个事|还有|顺便再|顺便|顺带|顺手|捎带|同时|并且|以及|外加|第二件事)[，,：:]?)"
     r"|(?:[；;]+)"
     r"|(?:[。！!？?]+(?=\S))"
-    r"|(?:[，,]\s*再(?=[\u4e00-\u9fff<]))"
+    r"|(?:[，,、]\s*再(?=[\u4e00-\u9fff<]))"
     r"|(?:(?<=[\u4e00-\u9fff>])再(?=(?:帮|给|把|看|查|瞅|告诉|列|订|约|发|改|开|取消|退|提交|报)))"
 )
 _ZH_WEAK = re.compile(r"\s*(?:和|跟|与|及)\s*")
@@ -287,7 +287,7 @@ def _split_points(text: str, zh: bool) -> list[tuple[int, int, str]]:
             if m.end() > m.start() and 0 < m.start() and m.end() < len(text):
                 cands.append((m.start(), m.end(), strength))
     if zh:
-        for m in re.finditer(r"[，,]", text):  # a zh comma splits only before a verb (checked later)
+        for m in re.finditer(r"[，,、]", text):  # a zh comma splits only before a verb (checked later)
             cands.append((m.start(), m.end(), "comma"))
     shared = [m.span() for m in _aspect_rx(zh).finditer(text)]
     cands = [c for c in cands if c[2] not in ("weak", "strong") or not any(a < c[0] < b for a, b in shared)]

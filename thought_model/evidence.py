@@ -137,6 +137,62 @@ def _own_words(steps: list[Draft], d: Draft, text: str) -> str:
     return text
 
 
+_NOT_IDS = frozenset({"DATE", "TEXT", "NAME", "CITY", "EMAIL", "PHONE", "AMOUNT", "DUR", "NUM", "ME"})
+
+
+def _id_windows(text: str, slots: dict[str, Any], masked: str | None) -> dict[Any, str]:
+    """Each id value of the request -> the words around it: from the id before it to the id after
+    it ("取消订单 <ORDER1>、查询订单 <ORDER2> 的物流、还有报销单 <EXP1> 的状态": ORDER2's window is
+    "、查询订单 … 的物流、还有报销单"). In the masked request when there is one (a user registry's cues
+    read it), else where each value is written in ``text``."""
+    src = masked if masked is not None else text
+    spots: list[tuple[int, int, Any]] = []
+    for tok, v in slots.items():
+        if re.sub(r"[0-9<>]", "", tok) in _NOT_IDS or not isinstance(v, str):
+            continue
+        needle = tok if masked is not None else v
+        i = src.find(needle)
+        if i >= 0:
+            spots.append((i, i + len(needle), v))
+    spots.sort(key=lambda x: x[0])
+    out: dict[Any, str] = {}
+    for n, (a, b, v) in enumerate(spots):
+        lo = spots[n - 1][1] if n else 0
+        hi = spots[n + 1][0] if n + 1 < len(spots) else len(src)
+        out[v] = src[lo:a] + " " + src[b:hi]
+    return out
+
+
+def _drop_unworded_readers(
+    steps: list[Draft], text: str, slots: dict[str, Any], cues: ToolCues | None, masked: str | None
+) -> list[Draft]:
+    """Two steps on the same given id, one with a word for it next to that id and one without
+    (anywhere else in the request, maybe): the second is no ask of that id and nothing needs it, so
+    it goes ("查询订单 <ORDER2> 的物流 … 报销单 <EXP1> 的状态": no status read of ORDER2)."""
+    windows = _id_windows(text, slots, masked)
+
+    def worded(d: Draft, near: str) -> bool:
+        return cues.evidenced(d.tool, near) if cues is not None else evidenced(d.tool, near)
+
+    def has_cues(d: Draft) -> bool:
+        return bool(cues.cues.get(d.tool)) if cues is not None else d.tool in CUES
+
+    drop: set[str] = set()
+    for d in steps:
+        if _needers(steps, d) or not has_cues(d):
+            continue
+        for v in d.arguments.values():
+            near = windows.get(v)
+            if near is None or worded(d, near):
+                continue
+            if any(
+                o is not d and o.key not in drop and v in o.arguments.values() and worded(o, near) for o in steps
+            ):
+                drop.add(d.key)
+                break
+    return [d for d in steps if d.key not in drop]
+
+
 def prune_unasked(
     plan: ThoughtPlan,
     text: str,
@@ -149,10 +205,13 @@ def prune_unasked(
     (:mod:`thought_model.tool_cues`), matched against the ``masked`` request instead of
     :data:`CUES`."""
     steps = drafts(plan)
+    kept = _drop_unworded_readers(steps, text, slots, cues, masked)
+    dropped = len(kept) < len(steps) and len(kept) > 0
+    if dropped:
+        steps = kept
     ids_given = {re.sub(r"[0-9<>]", "", t) for t in slots}
     values = [v for t, v in slots.items() if t != "<ME>"]
     changed = True
-    dropped = False
     while changed and len(steps) > 1:
         changed = False
         for d in reversed(steps):

@@ -66,3 +66,12 @@ def test_a_zh_comma_before_a_polite_or_sequence_opener_and_a_verb_splits(
     masked: str, want: list[str]
 ) -> None:
     assert split_masked(masked) == want
+
+
+def test_an_enumeration_comma_before_a_verb_splits_but_not_between_objects() -> None:
+    assert split_masked("取消订单 <ORDER1>、查一下订单 <ORDER2> 的快递、再看看报销单 <EXP1> 的进度") == [
+        "取消订单 <ORDER1>",
+        "查一下订单 <ORDER2> 的快递",
+        "看看报销单 <EXP1> 的进度",
+    ]
+    assert split_masked("查下<CITY1>、<CITY2>的天气") == ["查下<CITY1>、<CITY2>的天气"]

@@ -154,3 +154,23 @@ def test_a_status_filter_word_is_no_tracking_ask():
     assert [s.tool for s in prune_unasked(plan, "我运输途中的订单", {}).steps] == ["list_orders"]
     kept = prune_unasked(plan, "我有个运输中的订单，查下它到哪了", {})
     assert [s.tool for s in kept.steps] == ["list_orders", "get_logistics"]
+
+
+def test_a_second_reader_of_a_given_id_needs_its_words_next_to_that_id() -> None:
+    exp = "EXP20260101"
+    plan = _plan(
+        {"tool": "get_order_status", "arguments": {"order_id": O2}},
+        {"tool": "get_logistics", "arguments": {"order_id": O2}},
+        {"tool": "get_expense_status", "arguments": {"expense_id": exp}},
+    )
+    slots = {"<ORDER1>": O2, "<EXP1>": exp}
+    out = prune_unasked(plan, f"查一下订单 {O2} 的快递，再看看报销单 {exp} 的进度", slots)
+    assert [s.tool for s in out.steps] == ["get_logistics", "get_expense_status"]  # 进度 is the claim's
+    asked = f"查一下订单 {O2} 的状态和快递，再看看报销单 {exp} 的进度"
+    assert prune_unasked(plan, asked, slots) is plan
+    # one reader alone on its id keeps the bare-ask reading ("查下订单 X" is a status read)
+    alone = _plan(
+        {"tool": "get_order_status", "arguments": {"order_id": O2}},
+        {"tool": "get_expense_status", "arguments": {"expense_id": exp}},
+    )
+    assert prune_unasked(alone, f"查下订单 {O2}，再看看报销单 {exp} 的进度", slots) is alone
