@@ -77,7 +77,9 @@ def coordinated_groups(masked: str) -> list[Group]:
             continue
         if run and run[-1].group(1) == m.group(1):
             between = masked[run[-1].end() : m.start()]
-            if _joined(between, _noun_before(masked, run[0].start())):
+            if _joined(between, _noun_before(masked, run[0].start())) or (
+                m.group(1) in SPACE_LISTS and between.isspace()
+            ):
                 run.append(m)
                 continue
         close()
@@ -85,6 +87,12 @@ def coordinated_groups(masked: str) -> list[Group]:
     close()
     return groups
 
+
+SPACE_LISTS = frozenset({"CITY"})
+"""Kinds whose slots separated by spaces alone are a list ("查下 芝加哥 西雅图 波士顿 明天的天气",
+"weather in Oslo Bergen Tromso"): a space between two names or dates is no list separator
+("<NAME1> <NAME2>" may be one person's name split by perception, "<DATE1> <DATE2>" a day and a
+time), between two cities it is."""
 
 _WORD_BEFORE = re.compile(r"([A-Za-z]{2,}|[\u4e00-\u9fff]{1,3})\s*$")
 

@@ -41,6 +41,11 @@ def test_groups_need_list_separators_between_same_kind_slots() -> None:
     assert coordinated_groups("<CITY1> <DATE1> and <CITY2>") == []
     assert coordinated_groups("cancel <ORDER1> and track <ORDER2>") == []
     assert coordinated_groups("<AMOUNT1> and <AMOUNT2>") == []
+    # cities separated by spaces alone are a list; names and dates are not
+    assert coordinated_groups("查下 <CITY1> <CITY2> <CITY3> <DATE1>的天气") == [
+        Group("CITY", ("<CITY1>", "<CITY2>", "<CITY3>"))
+    ]
+    assert coordinated_groups("find <NAME1> <NAME2>") == []
 
 
 def test_every_city_of_a_list_gets_its_weather_step_with_the_shared_date() -> None:
