@@ -63,6 +63,7 @@ from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, 
 from thought_model.entities import SLOT_TOKEN_RE, Perception, perceive
 from thought_model.enum_required import must_write
 from thought_model.enum_words import EnumWords
+from thought_model.linked_read import derive_links
 from thought_model.plan_clean import clean_plan
 from thought_model.plan_concat import (
     MULTI_INTENT,
@@ -153,6 +154,8 @@ class ComposingEngine(ComposerPasses, PlanEngine):
         # and its tool words for the evidence rule, from its contracts, enum words and examples
         self.cues = derive_cues(tools, examples, value_words) if own else None
         self.words = self.cues or derive_cues(tools)  # the dropped-ask rule's words, any registry
+        # and its record -> record links (get_employee.manager_id -> get_employee.employee_id)
+        self.links = derive_links(tools, examples, self.cues) if self.cues is not None else []
         if own and splitter is split_request:  # the registry's id kinds and tool-name words
             splitter = partial(split_request, vocab=registry_split_vocab(tools, self.lexicon))
         self.splitter = splitter

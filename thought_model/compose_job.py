@@ -35,6 +35,7 @@ class ComposerConfig:
     )
     referents: bool = True  # final plan: "his / 她的" is the named person's id, not the speaker's
     follow_on: bool = True  # user registry: the read the request asks of the last step's result
+    linked_read: bool = True  # user registry: the record another record points to (my manager's email)
     trailing_asks: bool = True  # a clause failed: still add the last clauses' asks the whole plan lacks
     prefer_clause_args: bool = True  # same tools, order and links as the whole plan: the clauses' arguments
     misread_asks: bool = (

@@ -23,6 +23,7 @@ from thought_model.evidence import evidenced, prune_unasked
 from thought_model.fanout import fan_out
 from thought_model.follow_on import follow_on_read
 from thought_model.invitees import attach_invitees
+from thought_model.linked_read import Link, linked_read
 from thought_model.paired import paired_fan_out
 from thought_model.perception.normalize import normalize_request
 from thought_model.periods import fix_periods
@@ -55,6 +56,7 @@ class ComposerPasses:
     person: tuple[str, str] | None
     cues: ToolCues | None
     words: ToolCues
+    links: list[Link]
 
     def _check_insufficient(self, job: ComposeJob, k: int) -> ClauseRequest | None:
         """Apply :class:`~thought_model.sufficiency.SufficiencyCheck` to the whole result
@@ -175,6 +177,8 @@ class ComposerPasses:
             plan = follow_on_read(
                 plan, job.req.text, job.perception.masked, self.specs, self.graph, self.cues
             )
+        if self.cfg.linked_read and self.cues is not None and self.links:  # "my manager's email"
+            plan = linked_read(plan, job.req.text, self.links, self.cues)
         if self.cfg.clause_order:  # independent asks in the request's order
             plan = clause_order(plan, [_steps_of(p) for p in job.parts])
         if plan is res.output:

@@ -46,12 +46,19 @@ def with_trailing_asks(job: ComposeJob, whole: PlanResult, max_steps: int) -> Pl
     return PlanResult(output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
 
 
-def about_someone_else(job: ComposeJob, k: int, plan: ThoughtPlan) -> bool:
+def about_someone_else(job: ComposeJob, k: int, plan: ThoughtPlan, planned: set[str] | None = None) -> bool:
     """A clause with no slot of its own that says "him/her/their" but was planned for the
-    session user (``给我他的资料`` after the person was named): a restatement, not a new ask."""
+    session user (``给我他的资料`` after the person was named): a restatement, not a new ask.
+    With ``planned`` (the tools of the earlier clauses' steps), only when some tool of the clause's
+    own steps with arguments is among them when the clause speaks of a person: "find X, reset his erp
+    password" plans a tool nothing before it did, a new ask about X (the referents pass gives it X's
+    id); "…, and show me its details" stays a restatement."""
     clause = job.clauses[k]
     me = job.req.session.user_id if job.req.session is not None else None
     if clause.slots or not me:
+        return False
+    person = re.search(r"他|她|\b(?:him|her|his|their|them)\b", clause.masked, re.I) is not None
+    if person and planned is not None and not ({s.tool for s in plan.steps if s.arguments} & planned):
         return False
     rx = re.compile(r"他|她|它|其|各自|\b(?:him|her|his|their|them|its?|each|both)\b", re.I)
     uses_me = any(v == me for s in plan.steps for v in s.arguments.values())
@@ -70,7 +77,9 @@ def concat(
         ids: dict[str, str] = {}
         idx: list[str] = []
         lender_tools = {s.tool for j in job.borrowed.get(k, ()) for s in plans[j].steps}
-        if lender_tools & {s.tool for s in plan.steps} or about_someone_else(job, k, plan):
+        if lender_tools & {s.tool for s in plan.steps} or about_someone_else(
+            job, k, plan, {s.tool for s in steps}
+        ):
             # a clause that took arguments from another clause and plans the same tool is a
             # fragment of that clause's ask ("…, invite Alice and Bob"): contributes nothing
             by_index.append([])

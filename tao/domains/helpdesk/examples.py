@@ -568,6 +568,36 @@ EXAMPLES: tuple[RequestExample, ...] = (
         ("get_employee", {"employee_id": "${t1.manager_id}"}),
     ),
     C(
+        "我的上级是谁，查一下他的档案",
+        "zh",
+        ("get_employee", {"employee_id": ME}),
+        ("get_employee", {"employee_id": "${t1.manager_id}"}),
+    ),
+    C(
+        "E315502的领导是谁？看看他的员工资料",
+        "zh",
+        ("get_employee", {"employee_id": "E315502"}),
+        ("get_employee", {"employee_id": "${t1.manager_id}"}),
+    ),
+    C(
+        "我主管是谁，他在哪个部门",
+        "zh",
+        ("get_employee", {"employee_id": ME}),
+        ("get_employee", {"employee_id": "${t1.manager_id}"}),
+    ),
+    C(
+        "who's my boss? show me his record",
+        "en",
+        ("get_employee", {"employee_id": ME}),
+        ("get_employee", {"employee_id": "${t1.manager_id}"}),
+    ),
+    C(
+        "find the supervisor of E227301 and show their details",
+        "en",
+        ("get_employee", {"employee_id": "E227301"}),
+        ("get_employee", {"employee_id": "${t1.manager_id}"}),
+    ),
+    C(
         "check the most recent ticket of E334910",
         "en",
         ("list_tickets", {"employee_id": "E334910"}),
