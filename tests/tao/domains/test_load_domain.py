@@ -68,3 +68,13 @@ def test_the_contracts_snapshot_round_trips() -> None:
     back = Domain.from_snapshot(d.snapshot())
     assert back.lexicon == d.lexicon and back.ref == d.ref
     assert [t.model_dump(mode="json") for t in back.tools] == [t.model_dump(mode="json") for t in d.tools]
+
+
+def test_two_names_for_one_domain_keep_their_own_ref() -> None:
+    # helpdesk:domain is helpdesk:registry; loading the second name must not rename the first
+    # (a training run records the ref it was given in meta.json)
+    first = load_domain("tao.domains.helpdesk:registry")
+    second = load_domain("tao.domains.helpdesk:domain")
+    assert second.ref == "tao.domains.helpdesk:domain"
+    assert first.ref == load_domain("tao.domains.helpdesk:registry").ref == "tao.domains.helpdesk:registry"
+    assert second.tools == first.tools
