@@ -272,6 +272,10 @@ _ENUM = re.compile(
 """Enumeration markers of a list of asks: ``1) … 2) …``, ``(1)``, ``①``, ``一、… 二、…``, ``第一，… 第二，…``."""
 
 
+_ASK_COUNT = re.compile(r"(?:[两二三四五六几2-6]|好几)\s*(?:件事|个事|个问题|项|点)[^：:，,。]{0,6}[：:]")
+"""A count of asks before a colon ("三件事哈：", "几个问题:"): the list after it is a list of asks."""
+
+
 def _split_points(text: str, zh: bool) -> list[tuple[int, int, str]]:
     """Candidate boundaries (start, end, strength) in ``text``, left to right, non-overlapping."""
     cands: list[tuple[int, int, str]] = []
@@ -287,8 +291,11 @@ def _split_points(text: str, zh: bool) -> list[tuple[int, int, str]]:
             if m.end() > m.start() and 0 < m.start() and m.end() < len(text):
                 cands.append((m.start(), m.end(), strength))
     if zh:
-        for m in re.finditer(r"[，,、]", text):  # a zh comma splits only before a verb (checked later)
-            cands.append((m.start(), m.end(), "comma"))
+        count = _ASK_COUNT.search(text)  # "帮我整三件事：A、B、C": after the colon every 、，； ends an ask
+        for m in re.finditer(r"[，,、；;]" if count else r"[，,、]", text):
+            # a zh comma splits only before a verb (checked later)
+            strong = count is not None and m.start() > count.end() and 0 < m.start() and m.end() < len(text)
+            cands.append((m.start(), m.end(), "strong" if strong else "comma"))
     shared = [m.span() for m in _aspect_rx(zh).finditer(text)]
     cands = [c for c in cands if c[2] not in ("weak", "strong") or not any(a < c[0] < b for a, b in shared)]
     cands.sort(key=lambda c: (c[0], -(c[1] - c[0])))

@@ -131,10 +131,10 @@ class ComposerPasses:
             if self.person is not None:
                 me_field, finder = self.person
                 named = third_person_user(
-                    plan, job.req.text, me, job.perception.slots, me_field=me_field, finder=finder
+                    plan, job.req.text, me, job.perception.slots, me_field, finder, self.specs
                 )
             else:
-                named = third_person_user(plan, job.req.text, me, job.perception.slots)
+                named = third_person_user(plan, job.req.text, me, job.perception.slots, tools=self.specs)
             if named is not plan:
                 plan = clean_plan(named, None, job.req.text)  # the repeats it made (profile twice)
         if self.cfg.profile_updates:

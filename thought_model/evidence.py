@@ -31,7 +31,7 @@ from thought_model.plan_edit import Draft, build, drafts, points_to, ref_of
 from thought_model.status_words import without_status_words
 from thought_model.tool_cues import ToolCues
 
-_INVOICE = r"invo|invi|\bbill\b|receipt|票|发漂|发飘"
+_INVOICE = r"invo|invi(?!t)|\bbill\b|receipt|票|发漂|发飘"
 CUES: dict[str, re.Pattern[str]] = {
     name: re.compile(rx, re.I)
     for name, rx in {
@@ -117,6 +117,10 @@ def _replace_uses(steps: list[Draft], d: Draft, arg: str, value: Any) -> None:
         o.dependencies = list(dict.fromkeys([*deps, *([dep[0]] if dep is not None else [])]))
 
 
+_NAMELESS = frozenset({"@now"})
+"""Slot values that are no step's own object (the evidence rule asks for a word then)."""
+
+
 def _own_literal(steps: list[Draft], d: Draft, values: list[Any]) -> bool:
     """Whether ``d`` uses a value of the request (a slot's) that no other step uses: the request
     then names what this step is about, whatever words it uses for the tool."""
@@ -186,7 +190,8 @@ def _drop_unworded_readers(
             if near is None or worded(d, near):
                 continue
             if any(
-                o is not d and o.key not in drop and v in o.arguments.values() and worded(o, near) for o in steps
+                o is not d and o.key not in drop and v in o.arguments.values() and worded(o, near)
+                for o in steps
             ):
                 drop.add(d.key)
                 break
@@ -210,7 +215,8 @@ def prune_unasked(
     if dropped:
         steps = kept
     ids_given = {re.sub(r"[0-9<>]", "", t) for t in slots}
-    values = [v for t, v in slots.items() if t != "<ME>"]
+    # "now" names no object: "帮我查一下它现在到哪儿了" gives a calendar read on @now no claim of its own
+    values = [v for t, v in slots.items() if t != "<ME>" and v not in _NAMELESS]
     changed = True
     while changed and len(steps) > 1:
         changed = False

@@ -208,21 +208,27 @@ def misread_ask(whole: ThoughtPlan, composed: ThoughtPlan, job: ComposeJob) -> b
     subject … body …" planned as an email *update*; "<CITY1><DATE1>天气咋样？另外我<DATE2>有啥会"
     planned the calendar for <DATE1> too; "expenses from <DATE1>, and my shipped orders" gave the
     period to the orders). Only when every clause produced a plan and the composed plan keeps as
-    many steps (or, dropping a copy, the same tools)."""
+    many steps as the whole one has beside its misread steps (or, dropping a copy, the same tools)."""
     parts = [p.output for p in job.parts if p is not None]
     if len(parts) != len(job.clauses) or not all(isinstance(p, ThoughtPlan) for p in parts):
         return False
     if _n_refs(whole) > _n_refs(composed):  # the clause plans lost a link the whole plan made
         return False
-    same_tools = {s.tool for s in whole.steps} == {s.tool for s in composed.steps}
-    if len(composed.steps) < len(whole.steps) and not same_tools:
+    misread = [
+        s
+        for s in whole.steps
+        if any(
+            v in c.slots.values() and all(o.tool != s.tool for o in p.steps)  # type: ignore[union-attr]
+            for v in s.arguments.values()
+            for c, p in zip(job.clauses, parts, strict=True)
+        )
+    ]
+    if not misread:
         return False
-    for s in whole.steps:
-        for v in s.arguments.values():
-            for c, p in zip(job.clauses, parts, strict=True):
-                if v in c.slots.values() and all(o.tool != s.tool for o in p.steps):  # type: ignore[union-attr]
-                    return True
-    return False
+    same_tools = {s.tool for s in whole.steps} == {s.tool for s in composed.steps}
+    # fewer composed steps: only what the misread steps account for ("<CITY1><DATE1>多少度、…、我<DATE2>有啥会"
+    # planned a calendar read for <DATE1> as well as for <DATE2>)
+    return same_tools or len(composed.steps) >= len(whole.steps) - len(misread)
 
 
 def _n_refs(plan: ThoughtPlan) -> int:

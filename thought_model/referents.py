@@ -54,6 +54,21 @@ def person_lookup(tools: Sequence[ToolSpec], me_kind: str | None) -> tuple[str, 
     return found[0] if len(found) == 1 else None
 
 
+def person_variants(tools: Sequence[ToolSpec], me_field: str) -> dict[str, str]:
+    """Tools that act for the speaker only, each with its variant for anyone: the variant takes the
+    same arguments plus ``me_field`` (reference: ``list_calendar_events`` → ``list_user_calendar_events``).
+    A tool with two such variants has none (no way to choose)."""
+    props = {t.name: set(t.args_schema.get("properties", {})) for t in tools}
+    found: dict[str, list[str]] = {}
+    for t in tools:
+        if me_field in props[t.name]:
+            continue
+        for u in tools:
+            if u is not t and props[u.name] == props[t.name] | {me_field}:
+                found.setdefault(t.name, []).append(u.name)
+    return {k: v[0] for k, v in found.items() if len(v) == 1}
+
+
 def third_person_user(
     plan: ThoughtPlan,
     text: str,
@@ -61,14 +76,22 @@ def third_person_user(
     slots: dict[str, Any],
     me_field: str = "user_id",
     finder: str = "find_user",
+    tools: Sequence[ToolSpec] = (),
 ) -> ThoughtPlan:
     """``plan`` with the session user's id replaced by the named person's (module doc); ``plan``
     itself when the rule does not apply. ``me_field`` / ``finder``: the registry's session-user
-    argument and its lookup tool (the reference domain's by default; :func:`person_lookup`)."""
+    argument and its lookup tool (the reference domain's by default; :func:`person_lookup`).
+    ``tools``: the registry, for the speaker-only tools' person variants (:func:`person_variants`)."""
     t = to_simplified(text)
     if not me or _OWN.search(_MY_ROLE.sub(" ", t)):
         return plan
     steps = drafts(plan)
+    if _THIRD.search(t):  # "先帮我看看他后天的日程": the person's calendar, not the speaker's
+        variants = person_variants(tools, me_field)
+        for d in steps:
+            if d.tool in variants and me_field not in d.arguments:
+                d.tool = variants[d.tool]
+                d.arguments[me_field] = me
     mine = [i for i, d in enumerate(steps) if d.arguments.get(me_field) == me]
     if not mine:
         return plan

@@ -75,3 +75,16 @@ def test_an_enumeration_comma_before_a_verb_splits_but_not_between_objects() -> 
         "看看报销单 <EXP1> 的进度",
     ]
     assert split_masked("查下<CITY1>、<CITY2>的天气") == ["查下<CITY1>、<CITY2>的天气"]
+
+
+def test_after_a_count_of_asks_and_a_colon_every_list_mark_ends_an_ask() -> None:
+    assert split_masked("帮我弄两件事：<CITY1><DATE1>多少度、订单 <ORDER1> 到哪了") == [
+        "帮我弄两件事：<CITY1><DATE1>多少度",
+        "订单 <ORDER1> 到哪了",
+    ]
+    assert split_masked("有几个问题: <EXP1>批了没；我<DATE1>有啥会") == [
+        "有几个问题: <EXP1>批了没",
+        "我<DATE1>有啥会",
+    ]
+    # no count before the colon: a 、 between objects stays one ask
+    assert split_masked("查下天气：<CITY1>、<CITY2>") == ["查下天气：<CITY1>、<CITY2>"]

@@ -163,3 +163,27 @@ def test_status_words_and_evidence_read_the_normalized_request() -> None:
         "shw me my pendng orders",
     )
     assert [dict(s.arguments) for s in res.output.steps] == [{"user_id": ME, "status": "pending"}]
+
+
+def test_a_whole_plan_with_a_misread_extra_step_gives_way_to_fewer_clause_steps() -> None:
+    """ "帮我办三件事：A、B、C" splits at every 、 after the colon; the whole plan read the weather's
+    <DATE1> as a calendar day too and the tracking ask as a status read: four steps where the three
+    clause plans have three, and the misread steps account for the difference."""
+    text = "帮我办三件事：北京今天多少度、订单 334455667788990011 到哪了、我明天有啥会"
+    whole = plan(
+        "multi_task",
+        step("get_weather", city="<CITY1>", date="<DATE1>"),
+        step("list_calendar_events", date="<DATE1>"),
+        step("get_order_status", order_id="<ORDER1>"),
+        step("list_calendar_events", date="<DATE2>"),
+    )
+    rules = [
+        (["三件事", "有啥会"], whole),
+        (["多少度"], plan("query_weather", step("get_weather", city="<CITY1>", date="<DATE1>"))),
+        (["到哪了"], plan("track", step("get_logistics", order_id="<ORDER1>"))),
+        (["有啥会"], plan("list_calendar_events", step("list_calendar_events", date="<DATE1>"))),
+    ]
+    res, _ = run(rules, text)
+    assert [s.tool for s in res.output.steps] == ["get_weather", "get_logistics", "list_calendar_events"]
+    off, _ = run(rules, text, misread_asks=False)
+    assert len(off.output.steps) == 4

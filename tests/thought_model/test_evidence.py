@@ -132,6 +132,12 @@ def test_cues_read_traditional_chinese_and_tools_without_cues_are_evidenced() ->
     assert evidenced("find_user", "anything")
 
 
+def test_an_invite_is_no_invoice_but_a_misspelt_invoice_is() -> None:
+    assert not evidenced("list_invoices", "check her diary before I send the invite")
+    assert not evidenced("list_invoices", "an invitation for Friday")
+    assert evidenced("list_invoices", "show my invioces")
+
+
 def test_a_status_filter_word_is_no_tracking_ask():
     plan = ThoughtPlan.model_validate(
         {

@@ -63,3 +63,35 @@ def test_a_named_person_without_a_pronoun_is_looked_up() -> None:
             ("find_user", {"name": "黄志明"}),
             ("list_orders", {"user_id": "${t1.user_id}"}),
         ]
+
+
+def test_a_speaker_only_tool_becomes_its_variant_for_the_found_person() -> None:
+    """ "find Li Na and show me what she has on Friday": the person's calendar, not the speaker's
+    (the variant is the tool with the same arguments plus the user id, from the contracts)."""
+    from tao.domains import reference_domain
+    from thought_model.referents import person_variants
+
+    tools = reference_domain().tools
+    assert person_variants(tools, "user_id") == {"list_calendar_events": "list_user_calendar_events"}
+    plan = _plan(
+        {"tool": "find_user", "arguments": {"phone": "13800001111"}},
+        {"tool": "list_calendar_events", "arguments": {"date": "2026-05-15"}},
+    )
+    slots = {"<PHONE1>": "13800001111", "<DATE1>": "2026-05-15"}
+    for text in (
+        "找一下手机号13800001111的人，周五她有什么安排",
+        "find the person with phone 13800001111, what does he have on Friday",
+    ):
+        assert _rows(third_person_user(plan, text, ME, slots, tools=tools))[1] == (
+            "list_user_calendar_events",
+            {"date": "2026-05-15", "user_id": "${t1.user_id}"},
+            ["t1"],
+        )
+    # the speaker's own calendar, or no pronoun: left alone
+    assert (
+        third_person_user(plan, "找一下手机号13800001111的人，再看看我周五的日程", ME, slots, tools=tools)
+        is plan
+    )
+    assert (
+        third_person_user(plan, "find 13800001111 and list events on Friday", ME, slots, tools=tools) is plan
+    )
