@@ -28,6 +28,9 @@ def _slots(request: str, kind: str) -> list[object]:
         ("名子改为周子涵", "名字改为周子涵"),
         ("由箱改成 a@b.cn", "邮箱改成 a@b.cn"),
         ("我的邮相", "我的邮箱"),
+        ("看下这单的壮态", "看下这单的状态"),
+        ("报销单的状太", "报销单的状态"),
+        ("广州后天的天器", "广州后天的天气"),
     ],
 )
 def test_zh_word_typos(raw: str, fixed: str) -> None:

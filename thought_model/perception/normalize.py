@@ -204,12 +204,15 @@ _ZH_WORD_TYPOS = (
     # profile field words: 名子 -> 名字, 邮相 / 由箱 / 邮厢 -> 邮箱
     (re.compile(r"名子"), lambda m: "名字"),
     (re.compile(r"邮相|由箱|邮厢|邮想"), lambda m: "邮箱"),
+    # status / weather words: 壮态 / 状太 -> 状态, 天器 / 天汽 -> 天气
+    (re.compile(r"壮态|状太|壮太"), lambda m: "状态"),
+    (re.compile(r"天器|天汽"), lambda m: "天气"),
 )
 
 
 def fix_zh_word_typos(text: str) -> str:
     """``下州四`` → ``下周四``, ``下周1`` → ``下周一``, ``时常2小时`` → ``时长2小时``, ``名子`` → ``名字``,
-    ``邮相 / 由箱`` → ``邮箱`` (homophone typos of key words, step 3b)."""
+    ``邮相 / 由箱`` → ``邮箱``, ``壮态`` → ``状态``, ``天器`` → ``天气`` (homophone typos of key words, step 3b)."""
     if not _HAS_CJK.search(text):
         return text
     for rx, fix in _ZH_WORD_TYPOS:
