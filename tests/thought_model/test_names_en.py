@@ -48,3 +48,10 @@ def test_a_lower_case_person_a_later_pronoun_refers_to() -> None:
     assert names("look up anna lee and show her profile") == ["Anna Lee"]
     assert names("find my orders and cancel them") == []
     assert names("find the room and book it for him") == []
+
+
+def test_irish_scottish_and_double_names_are_one_name() -> None:
+    assert names("change my name to Margaret O'Neill") == ["Margaret O'Neill"]
+    assert names("find Sean McDonald and show his orders") == ["Sean McDonald"]
+    assert names("email Jean-Luc Picard about the launch") == ["Jean-Luc Picard"]
+    assert names("what's on Anna's calendar") == ["Anna"]  # a possessive is no part of the name
