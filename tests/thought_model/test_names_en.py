@@ -55,3 +55,9 @@ def test_irish_scottish_and_double_names_are_one_name() -> None:
     assert names("find Sean McDonald and show his orders") == ["Sean McDonald"]
     assert names("email Jean-Luc Picard about the launch") == ["Jean-Luc Picard"]
     assert names("what's on Anna's calendar") == ["Anna"]  # a possessive is no part of the name
+
+
+def test_the_speaker_introducing_themself_is_no_name_to_look_up() -> None:
+    assert names("Hi, it's Wei from finance. Please refund 12 on order 319283746501928374") == []
+    assert names("Hello, this is Tom Baker, show my orders") == []
+    assert names("find Wei Zhang, it's for the audit") == ["Wei Zhang"]

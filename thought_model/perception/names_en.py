@@ -294,6 +294,10 @@ def company_spans(text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _COMPANY.finditer(text)]
 
 
+_SELF_INTRO = re.compile(r"\b(?:it'?s|it is|this is|i'?m|i am|my name is|my name's)\s+$", re.I)
+"""The speaker introducing themself: the name after it is nobody to look up."""
+
+
 def opens_sentence(text: str, start: int) -> bool:
     """Whether the word at ``start`` is the first word of a sentence (emoji and spaces skipped)."""
     i = start
@@ -306,6 +310,8 @@ def not_a_name(text: str, start: int, end: int, words: list[str], companies: lis
     """Whether the capitalised ``words`` at ``text[start:end]`` are not a person's name (see the
     module docstring)."""
     if any(a <= start < b for a, b in companies):
+        return True
+    if _SELF_INTRO.search(text[max(0, start - 16) : start]):  # "Hi, it's Wei from finance": the speaker
         return True
     if len(words) > 1:
         return False
