@@ -198,6 +198,28 @@ def _drop_unworded_readers(
     return [d for d in steps if d.key not in drop]
 
 
+def _drop_list_copies(steps: list[Draft], text: str, slots: dict[str, Any]) -> list[Draft]:
+    """``steps`` without a list step and its one reader when another step of that reader's tool
+    reads a given id of the list's kind and the request never asks to list or pick ("it's my
+    birthday week … what's the status of order <ORDER1>": no ``list_orders`` → status chain beside
+    the status of <ORDER1>)."""
+    if _ASK_TO_LIST.search(to_simplified(text)):
+        return steps
+    for lst in steps:
+        kind = LIST_KIND.get(lst.tool)
+        users = _needers(steps, lst)
+        if kind is None or len(users) != 1 or _needers(steps, users[0]):
+            continue
+        given = {v for t, v in slots.items() if t.startswith(f"<{kind}")}
+        if any(
+            o.tool == users[0].tool and given & {v for v in o.arguments.values() if isinstance(v, str)}
+            for o in steps
+            if o is not users[0]
+        ):
+            return [d for d in steps if d is not lst and d is not users[0]]
+    return steps
+
+
 def prune_unasked(
     plan: ThoughtPlan,
     text: str,
@@ -210,7 +232,7 @@ def prune_unasked(
     (:mod:`thought_model.tool_cues`), matched against the ``masked`` request instead of
     :data:`CUES`."""
     steps = drafts(plan)
-    kept = _drop_unworded_readers(steps, text, slots, cues, masked)
+    kept = _drop_list_copies(_drop_unworded_readers(steps, text, slots, cues, masked), text, slots)
     dropped = len(kept) < len(steps) and len(kept) > 0
     if dropped:
         steps = kept

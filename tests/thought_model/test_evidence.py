@@ -180,3 +180,17 @@ def test_a_second_reader_of_a_given_id_needs_its_words_next_to_that_id() -> None
         {"tool": "get_expense_status", "arguments": {"expense_id": exp}},
     )
     assert prune_unasked(alone, f"查下订单 {O2}，再看看报销单 {exp} 的进度", slots) is alone
+
+
+def test_a_list_chain_beside_the_same_read_of_a_given_id_is_dropped_unless_asked() -> None:
+    plan = _plan(
+        {"tool": "list_orders", "arguments": {"user_id": ME}},
+        {"tool": "get_order_status", "arguments": {"order_id": "${t1.order_id}"}, "dependencies": ["t1"]},
+        {"tool": "get_order_status", "arguments": {"order_id": O1}},
+    )
+    slots = {"<ORDER1>": O1}
+    out = prune_unasked(plan, f"Big week for me haha, what's the status of order {O1}?", slots)
+    assert _rows(out) == [("get_order_status", {"order_id": O1}, [])]
+    # a request that asks for the newest order as well keeps the chain
+    asked = f"status of order {O1}, and of my latest order too"
+    assert len(prune_unasked(plan, asked, slots).steps) == 3
