@@ -40,6 +40,10 @@ CUES: dict[str, re.Pattern[str]] = {
             r"|what'?s on|how much)\b|看|查|显示|核|瞧|瞅|详情|明细|金额|状态|内容|信息|多少"
         ),
         "get_order_invoice": _INVOICE,
+        "list_orders": (
+            r"order|ordr|purchas|bought|\bbuy|package|parcel|deliver|ship|transit|refund|cancel"
+            r"|单|购|买|包裹|快递|货|物流|退款|取消"
+        ),
         "list_invoices": _INVOICE,
         "get_logistics": (
             r"ship|deliver|track|logistic|carrier|courier|parcel|package|\beta\b|arriv|where|transit|dispatch"

@@ -132,6 +132,12 @@ def test_cues_read_traditional_chinese_and_tools_without_cues_are_evidenced() ->
     assert evidenced("find_user", "anything")
 
 
+def test_a_list_of_orders_needs_an_order_word() -> None:
+    assert not evidenced("list_orders", "my sister's wedding is on the 3rd, what'll the weather be like")
+    assert evidenced("list_orders", "cancel my latest purchase")
+    assert evidenced("list_orders", "我最近买的东西到哪了")
+
+
 def test_an_invite_is_no_invoice_but_a_misspelt_invoice_is() -> None:
     assert not evidenced("list_invoices", "check her diary before I send the invite")
     assert not evidenced("list_invoices", "an invitation for Friday")
