@@ -199,7 +199,7 @@ _EN_LOWER_STOP = frozenset("by with whose who that named called in from for".spl
 _ZH_PARTICLES = frozenset("吧呢哈呀啊嘛啦哦")
 _NAME_VERB_END = frozenset("改换查订退删加")
 """A third character that is the verb after a two-character name: 孙悦改下城市 -> 孙悦."""
-_EN_WORD = r"(?:[A-Z]['’])?[A-Z][a-z]+(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?"
+_EN_WORD = r"(?:[A-Z]['’]|Ma?c)?[A-Z][a-z]+(?:-[A-Z][a-z]{2,})?"
 """A capitalised name word, with the Irish / Scottish / double forms (O'Neill, McDonald, Jean-Luc)."""
 _EN_NAME = re.compile(rf"(?<![A-Za-z'’])(?P<n>{_EN_WORD}(?:\s{_EN_WORD}){{0,2}})(?![A-Za-z])")
 

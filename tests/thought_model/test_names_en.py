@@ -61,3 +61,8 @@ def test_the_speaker_introducing_themself_is_no_name_to_look_up() -> None:
     assert names("Hi, it's Wei from finance. Please refund 12 on order 319283746501928374") == []
     assert names("Hello, this is Tom Baker, show my orders") == []
     assert names("find Wei Zhang, it's for the audit") == ["Wei Zhang"]
+
+
+def test_product_words_stay_out_of_names() -> None:
+    got = names("my PowerPoint crashes and the Wi-Fi is down")
+    assert "PowerPoint" not in got and "Wi-Fi" not in got  # no camel-case or short-hyphen name words
