@@ -56,3 +56,4 @@ class ComposeJob:
     borrowed: dict[int, set[int]] = field(default_factory=dict)  # clause -> clauses it took slots from
     located: set[int] = field(default_factory=set)  # clauses whose "there" was resolved once
     origin: dict[str, int] = field(default_factory=dict)  # composed step id -> the clause that planned it
+    described: set[int] = field(default_factory=set)  # whole (-1) / clauses re-decoded with an uncued text

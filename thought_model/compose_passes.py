@@ -14,6 +14,7 @@ from thought_model.clause_fill import fill_one
 from thought_model.clauses import Clause, renumber
 from thought_model.compose_job import ComposeJob, ComposerConfig
 from thought_model.engine.base import PlanRequest, PlanResult
+from thought_model.entities import Perception
 from thought_model.enum_align import align_enums
 from thought_model.enum_fanout import drop_unwritten_twins, enum_fan_out
 from thought_model.enum_required import MustWrite, unwritten_required
@@ -36,8 +37,9 @@ from thought_model.selection import is_selection
 from thought_model.status_question import status_not_tracking
 from thought_model.status_words import fix_status
 from thought_model.step_order import clause_order
-from thought_model.sufficiency import Decision, SufficiencyCheck
+from thought_model.sufficiency import Decision, Judgement, SufficiencyCheck
 from thought_model.tool_cues import ToolCues
+from thought_model.uncued_text import uncued_text, written_as
 from thought_model.unnamed_person import unnamed_other
 from thought_model.updates import profile_updates
 
@@ -74,6 +76,11 @@ class ComposerPasses:
         slots = list(req.perception.slots) if req.perception is not None else []
         masked = req.perception.masked if req.perception is not None else None
         verdict = self.sufficiency.judge(res.output, slots, user_known, masked)
+        if verdict.decision is not Decision.REPLAN and req.perception is not None:
+            described = self._with_uncued_text(job, req, res.output, verdict, user_known)
+            if described is not None:
+                job.described.add(k)
+                return described
         if verdict.decision is Decision.FIELDS:
             ins = self.sufficiency.corrected(res.output, verdict)
             fixed = replace(res, output=ins, text=ins.model_dump_json(exclude_none=True))
@@ -91,12 +98,85 @@ class ComposerPasses:
                 return None
         return replace(req, tools=tools, plan_only=True)
 
+    def _with_uncued_text(
+        self,
+        job: ComposeJob,
+        req: ClauseRequest,
+        out: InsufficientContext,
+        verdict: Judgement,
+        user_known: bool,
+    ) -> ClauseRequest | None:
+        """The plan-only re-decode of a request whose only missing fields are free text (a reason, a
+        summary) and that describes its problem without a cue (:mod:`thought_model.uncued_text`):
+        the description becomes a ``<TEXTn>`` slot."""
+        p = req.perception
+        if p is None or not verdict.tools:
+            return None
+        fields = set(verdict.missing or out.required_fields)
+        if not fields or not fields <= self.sufficiency.text_fields(verdict.tools):
+            return None
+        described = self._described(job, p, verdict.tools)
+        if described is None:
+            return None
+        # (judged on the text as written: "公司网络" inside the description still writes the category)
+        again = self.sufficiency.judge(out, list(described.slots), user_known, p.masked)
+        if again.decision is not Decision.REPLAN:
+            return None
+        tools = list(again.tools) if self.cfg.sufficiency.restrict_tools else req.tools
+        if tools is not None and job.req.tools is not None:
+            tools = [t for t in tools if t in job.req.tools] or None
+            if tools is None:
+                return None
+        return replace(req, perception=described, tools=tools, plan_only=True)
+
+    def _described(self, job: ComposeJob, p: Perception, tools: Sequence[str]) -> Perception | None:
+        """``p`` (the whole request's or a clause's perception) with the request's uncued description
+        as a ``<TEXT1>`` slot, when it has no free text, ``tools`` take one and the description is
+        written in ``p``'s text; else None. The description is found on the whole request (a clause
+        may be the description alone: "my monitor <ASSET1> has a dead pixel line", its ask "swap it
+        out?" the next clause)."""
+        if any(s.startswith("<TEXT") for s in p.slots) or not self.sufficiency.text_fields(tools):
+            return None
+        ask_words = set().union(*(self.words.cues.get(t, frozenset()) for t in tools))
+        value = uncued_text(job.perception.masked, ask_words)
+        if value is None or value not in p.masked:
+            return None
+        slots = {**p.slots, "<TEXT1>": written_as(job.req.text, value)}
+        return replace(p, masked=p.masked.replace(value, "<TEXT1>", 1), slots=slots)
+
+    def _described_literal(self, plan: ThoughtPlan, job: ComposeJob) -> ThoughtPlan:
+        """The one free-text argument of ``plan`` the model wrote as a piece of the request (a
+        truncated ``笔记本连不上公司``, a city ``Singapore`` as the reason) replaced by the request's
+        uncued description (:mod:`thought_model.uncued_text`), when perception found no free text."""
+        p = job.perception
+        if any(t.startswith("<TEXT") for t in p.slots):
+            return plan
+        request = normalize_request(job.req.text).casefold()
+        spots = [
+            (i, arg)
+            for i, st in enumerate(plan.steps)
+            for arg in sorted(self.sufficiency.text_fields([st.tool]))
+            if isinstance(v := st.arguments.get(arg), str) and v.strip() and v.casefold() in request
+        ]
+        if len(spots) != 1:
+            return plan
+        i, arg = spots[0]
+        step = plan.steps[i]
+        value = uncued_text(p.masked, self.words.cues.get(step.tool, frozenset()))
+        if value is None or value == step.arguments[arg]:
+            return plan
+        steps = list(plan.steps)
+        steps[i] = step.model_copy(
+            update={"arguments": {**step.arguments, arg: written_as(job.req.text, value)}}
+        )
+        return plan.model_copy(update={"steps": steps})
+
     def _check_evidence(self, job: ComposeJob, k: int) -> ClauseRequest | None:
         """The request (whole ``k = -1`` or clause ``k``) re-decoded over the tools its words
         evidence, when its plan has none of them (a user registry's derived cues only)."""
         res = job.whole if k < 0 else job.parts[k]
-        if self.cues is None or not self.cfg.reroute or res is None or not res.ok:
-            return None
+        if self.cues is None or not self.cfg.reroute or res is None or not res.ok or k in job.described:
+            return None  # (a plan re-decoded with its uncued description is the intent's own)
         if not isinstance(res.output, ThoughtPlan) or not res.output.steps:
             return None
         req = (
@@ -110,6 +190,9 @@ class ComposerPasses:
             cued = [t for t in cued if t in job.req.tools]
         if not cued or any(s.tool in cued for s in res.output.steps):
             return None
+        described = self._described(job, req.perception, cued) if req.perception is not None else None
+        if described is not None:  # "Excel keeps freezing …. Could you log a software ticket?"
+            return replace(req, tools=cued, perception=described)
         return replace(req, tools=cued)
 
     @staticmethod
@@ -126,6 +209,7 @@ class ComposerPasses:
         if not res.ok or not isinstance(res.output, ThoughtPlan):
             return res
         plan = attach_invitees(res.output, self.specs, job.perception)  # "… and invite X": a split ask
+        plan = self._described_literal(plan, job)  # a reason the model copied in part: the description
         me = job.req.session.user_id if job.req.session is not None else None
         if self.cfg.referents:
             if self.person is not None:

@@ -69,6 +69,10 @@ class Judgement:
     tools: tuple[str, ...] = ()  # the intent's tools (for the re-decode)
 
 
+_DESCRIPTIVE = re.compile(
+    r"reason|summary|descri|detail|comment|note|message|body|problem|issue|explan|cause|symptom", re.I
+)
+"""Words of an argument that holds a description in the user's words (:meth:`SufficiencyCheck.text_fields`)."""
 _REF = re.compile(REF_PATTERN)
 _PLACEHOLDER = re.compile(r"^\{[a-z_0-9]+\}$")
 
@@ -223,6 +227,29 @@ class SufficiencyCheck:
                 else:
                     used.add(tok)
         return list(dict.fromkeys(out))
+
+    def text_fields(self, tools: Collection[str]) -> set[str]:
+        """The required arguments of ``tools`` that describe something in the user's words (a
+        reason, a summary, a description): a plain string (no enum, pattern or format) a free-text
+        slot fills, whose name, title or description says so (``_DESCRIPTIVE``); a city, a name or
+        a profile value is none."""
+        out: set[str] = set()
+        probe = frozenset({"<TEXT1>"})
+        for name in tools:
+            tool = self.by_name.get(name)
+            if tool is None:
+                continue
+            props = tool.args_schema.get("properties", {})
+            for arg in tool.args_schema.get("required", []):
+                prop = props.get(arg, {})
+                if prop.get("type") != "string" or any(
+                    k in prop for k in ("enum", "pattern", "format", "const")
+                ):
+                    continue
+                said = " ".join(str(x) for x in (arg, prop.get("title", ""), prop.get("description", "")))
+                if _DESCRIPTIVE.search(said) and "<TEXT1>" in (self._tokens(tool, arg, probe) or []):
+                    out.add(arg)
+        return out
 
     # -- decisions -------------------------------------------------------------------------
     def judge(

@@ -1,0 +1,131 @@
+"""Free text written without a cue (thought_model.uncued_text): the problem a request describes
+beside its ask becomes the reason / summary the model asked for, through one plan-only re-decode
+with the description as a <TEXT1> slot. The sentences here are new ones (none of an eval set)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from types import SimpleNamespace
+
+import pytest
+
+from tao.contracts import InsufficientContext, PlanStep, SessionState, ThoughtPlan
+from tao.domains import load_domain
+from thought_model.compose import ComposingEngine
+from thought_model.engine.base import PlanRequest, PlanResult
+from thought_model.entities import perceive
+from thought_model.sufficiency import SufficiencyCheck
+from thought_model.uncued_text import uncued_text, written_as
+from training.derive import derive_phrasing
+
+HELPDESK = load_domain("tao.domains.helpdesk:registry")
+REFERENCE = load_domain("tao.domains.reference:domain")
+STEPS = {s.name: [(tool, dict(args)) for tool, args, _ in s.steps] for s in derive_phrasing(HELPDESK).intents}
+SESSION = SessionState(user_id="E100234", now=datetime(2026, 3, 10, 10))
+
+
+def _found(text: str) -> str | None:
+    return uncued_text(perceive(text, user_known=True, lexicon=HELPDESK.lexicon).masked)
+
+
+@pytest.mark.parametrize(
+    ("text", "description"),
+    [
+        ("AT-55102 这台显示器一直闪屏，麻烦帮我换一台", "一直闪屏"),
+        ("早上好！打印机又卡纸了，出纸很慢。帮我开个硬件工单，谢谢", "打印机又卡纸了，出纸很慢"),
+        ("E100234 的电脑坏了，帮他开个硬件工单", "电脑坏了"),
+        ("my keyboard AT-44012 has a broken spacebar, can you replace it?", "broken spacebar"),
+        ("Please replace AT-44012; the battery won't hold a charge.", "the battery won't hold a charge"),
+        (
+            "Teams crashes whenever I share my screen 😩 could you open a software ticket?",
+            "Teams crashes whenever I share my screen",
+        ),
+        (
+            "Hi! Sorry to bother you. My laptop fan is rattling loudly. Can you request a replacement?",
+            "laptop fan is rattling loudly",
+        ),
+        # context before the problem is dropped; an aside without a problem is no description
+        ("今天要见客户，我的耳机没声音了（别笑我），帮我申请换一个", "耳机没声音了"),
+    ],
+)
+def test_the_description_beside_the_ask_is_found(text: str, description: str) -> None:
+    assert _found(text) == description
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "open a network ticket for me, I'll describe it later",  # a deferral: the field stays missing
+        "帮我开个工单，具体情况稍后补充",
+        "我的电脑坏了",  # no ask
+        "Open a ticket for me.",  # nothing beside the ask
+        "Submit a ticket for me, category access.",  # after the ask only a problem word counts ...
+        "Please replace AT-44012; the battery drains in an hour.",  # ... (a known limit: none here)
+        "屏幕和AT-23456的键盘都坏了，帮我换",  # the description would hold an id
+    ],
+)
+def test_no_description_is_guessed(text: str) -> None:
+    assert _found(text) is None
+
+
+def test_the_value_keeps_the_users_characters() -> None:
+    assert written_as("AT-1 這台螢幕有條綠線，申請換一台", "这台萤幕有条绿线") == "這台螢幕有條綠線"
+    assert written_as("abc", "zzz") == "zzz"
+
+
+def test_only_descriptive_plain_strings_are_text_fields() -> None:
+    hd = SufficiencyCheck(HELPDESK.tools)
+    assert hd.text_fields(["create_ticket", "request_device_replacement", "find_employee"]) == {
+        "summary",
+        "reason",
+    }
+    ref = SufficiencyCheck(REFERENCE.tools)
+    fields = ref.text_fields([t.name for t in REFERENCE.tools])
+    assert {"reason", "description", "body"} <= fields
+    assert not fields & {"value", "city", "title", "name", "order_id"}
+
+
+class _Describer:
+    """An inner engine that asks for the reason until it is given a <TEXT1> slot, then plans the
+    replacement with it (records each request's slots and plan-only flag)."""
+
+    name = "describer"
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[dict, bool]] = []
+        self.codec = SimpleNamespace(lexicon=HELPDESK.lexicon)  # the composer perceives with it
+
+    def generate(self, requests):
+        out = []
+        for r in requests:
+            p = getattr(r, "perception", None)
+            slots = dict(p.slots) if p is not None else {}
+            self.seen.append((slots, bool(getattr(r, "plan_only", False))))
+            if "<TEXT1>" in slots and "<ASSET1>" in slots:
+                step = PlanStep(
+                    step_id="t1",
+                    tool="request_device_replacement",
+                    arguments={"asset_tag": slots["<ASSET1>"], "reason": slots["<TEXT1>"]},
+                )
+                plan = ThoughtPlan(intent="request_device_replacement", steps=[step])
+                out.append(PlanResult(output=plan, text=plan.model_dump_json()))
+            else:
+                ins = InsufficientContext(required_fields=["reason"], intent="request_device_replacement")
+                out.append(PlanResult(output=ins, text=json.dumps(ins.model_dump())))
+        return out
+
+
+def test_the_composer_re_decodes_with_the_description() -> None:
+    inner = _Describer()
+    eng = ComposingEngine(inner, HELPDESK.tools, intent_steps=STEPS)  # pyright: ignore[reportArgumentType]
+    [res] = eng.generate([PlanRequest("AT-55102 這台顯示器一直閃屏，幫我換一台", session=SESSION)])
+    assert isinstance(res.output, ThoughtPlan)
+    assert res.output.steps[0].arguments == {"asset_tag": "AT-55102", "reason": "一直閃屏"}
+    assert any(plan_only and "<TEXT1>" in slots for slots, plan_only in inner.seen)
+    # a deferral is no description: the model's insufficiency stands, nothing is re-decoded with text
+    inner = _Describer()
+    eng = ComposingEngine(inner, HELPDESK.tools, intent_steps=STEPS)  # pyright: ignore[reportArgumentType]
+    [res] = eng.generate([PlanRequest("AT-55102 要换一台，原因我晚点再补充", session=SESSION)])
+    assert isinstance(res.output, InsufficientContext) and res.output.required_fields == ["reason"]
+    assert not any("<TEXT1>" in slots for slots, _ in inner.seen)
