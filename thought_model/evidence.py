@@ -249,8 +249,11 @@ def prune_unasked(
         for d in reversed(steps):
             if _own_literal(steps, d, values):
                 continue
+            m = masked if masked is not None else text
             if (
-                cues.evidenced(d.tool, masked if masked is not None else text)
+                # a user registry: the words must be the step's own, not all of other planned tools
+                cues.evidenced(d.tool, m)
+                and not cues.explained(d.tool, m, {o.tool for o in steps} - {d.tool})
                 if cues is not None
                 else evidenced(d.tool, _own_words(steps, d, text))
             ):

@@ -74,6 +74,20 @@ class ToolCues:
         cues = self.cues.get(tool)
         return not cues or bool(cues & words(masked))
 
+    def explained(self, tool: str, masked: str, others: Iterable[str]) -> bool:
+        """Whether every word of ``tool`` the masked request has (its cues and the words of its
+        name) is a word of one of ``others`` too (the other tools of a plan): "find <NAME1> and list
+        the devices assigned to him" has ``find`` and ``list`` for list_tickets, both words of
+        find_employee and list_devices, and no ``ticket``. False when it has none (unevidenced)."""
+        have = words(masked)
+        own = (set(self.cues.get(tool, ())) | words(tool)) & have
+        if not own:
+            return False
+        theirs: set[str] = set()
+        for o in others:
+            theirs |= set(self.cues.get(o, ())) | words(o)
+        return own <= theirs
+
     def cued_tools(self, masked: str) -> list[str]:
         """The tools the masked request has words of, in registry order: those with at least half
         as many of their words as the best ("开一个软件工单": create_ticket, not list_tickets)."""

@@ -54,6 +54,33 @@ def test_an_unasked_step_of_a_user_registry_is_dropped() -> None:
     assert _tools("我的工单和设备都列一下", mixed) == ["list_devices", "list_tickets"]
 
 
+def test_a_step_whose_words_are_all_another_planned_tools_is_dropped() -> None:
+    e = "E604418"
+    three = _plan(
+        ("find_employee", {"name": "Ana Ruiz"}),
+        ("list_tickets", {"employee_id": e}),
+        ("list_devices", {"employee_id": e}),
+    )
+    # "find" and "list" are words of list_tickets too, but of the other two steps as well
+    assert _tools("Find Ana Ruiz and list the devices assigned to her", three) == [
+        "find_employee",
+        "list_devices",
+    ]
+    # a word of its own ("tickets": its name) keeps it
+    assert _tools("Find Ana Ruiz and list her devices and tickets", three) == [
+        "find_employee",
+        "list_tickets",
+        "list_devices",
+    ]
+    both = _plan(("list_tickets", {"employee_id": ME}), ("list_devices", {"employee_id": ME}))
+    assert _tools("list my tickets and my devices", both) == ["list_tickets", "list_devices"]
+    assert CUES.explained(
+        "list_tickets", "find <NAME1> and list the devices", ["find_employee", "list_devices"]
+    )
+    assert not CUES.explained("list_tickets", "list my tickets", ["list_devices"])
+    assert not CUES.explained("list_tickets", "hello there", ["list_devices"])  # unevidenced: not explained
+
+
 def test_a_free_text_word_evidences_nothing() -> None:
     plan = _plan(
         ("create_ticket", {"employee_id": ME, "category": "hardware", "summary": "laptop screen cracked"}),
