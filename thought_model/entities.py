@@ -39,7 +39,7 @@ from thought_model.perception.datetimes import add_datetimes
 from thought_model.perception.freetext import find_free_texts, opens_with_field_cue
 from thought_model.perception.gazetteer import find_cities
 from thought_model.perception.names_en import EN_STOP, company_spans, not_a_name
-from thought_model.perception.normalize import normalize_request
+from thought_model.perception.normalize import KEYWORDS, normalize_request
 from thought_model.perception.numbers import NUM as _NUM
 from thought_model.perception.numbers import num as _num
 from thought_model.perception.sameday import same_day_spans
@@ -236,6 +236,8 @@ class _DomainRules:
     """A comma piece of the domain's enum words (``Lexicon.field_words``): cued free text ends."""
     time_slots: bool = True
     """Dates, times and durations become slots (``Lexicon.time_slots``)."""
+    keywords: tuple[str, ...] = ()
+    """The domain's key words whose typos are fixed first (``Lexicon.keywords``)."""
 
 
 _COMPILED: dict[int, tuple[Lexicon, _DomainRules]] = {}
@@ -261,6 +263,7 @@ def _rules(lexicon: Lexicon | None) -> _DomainRules:
         show_free_text=lex.show_free_text,
         field_piece=field_piece(lex.field_words),
         time_slots=lex.time_slots,
+        keywords=tuple(k for k in lex.keywords if k not in KEYWORDS),
     )
     _COMPILED[id(lex)] = (lex, rules)
     return rules
@@ -285,7 +288,7 @@ def perceive(
     """
     today = today or date.today()
     rules = _rules(lexicon)
-    text = normalize_request(request).replace("<", "＜").replace(">", "＞")
+    text = normalize_request(request, rules.keywords).replace("<", "＜").replace(">", "＞")
     spans = _Spans()
     for type_, rx, upper in rules.id_rules:
         for m in rx.finditer(text):

@@ -147,7 +147,8 @@ def _pieces(masked: str, a: int, b: int, ask_words: Collection[str]) -> list[_Pi
             out.append(_Piece(s, s + len(t), t, "content"))
             continue
         head = t[:at].rstrip()
-        if _substantial(head, 3) and not _FILLER.match(head):
+        # (a head inside the ask's own piece only with a problem word: "我有几个工单…" is a question)
+        if _substantial(head, 3) and not _FILLER.match(head) and _problem(_Piece(0, 0, head, "content")):
             out.append(_Piece(s, s + len(head), head, "content"))
         out.append(_Piece(s + at, s + len(t), t[at:], "ask"))
     return out

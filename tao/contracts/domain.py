@@ -66,6 +66,10 @@ class Lexicon:
     """Whether perception binds dates, times and durations to slots: False for a registry no
     argument of which takes one (:func:`uses_time_slots`), where ``现在`` / ``目前`` / ``for 2 hours``
     are words of the request, not ``<DATE1>`` / ``<DUR1>`` slots no field could take."""
+    keywords: tuple[str, ...] = ()
+    """The domain's own key words (lower-case, five letters or more: ``password``, ``closed``,
+    ``ticket``) whose misspellings perception corrects before it reads a request (``emial`` ->
+    ``email``, ``closd`` -> ``closed``), like the reference domain's built-in ones."""
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -86,6 +90,7 @@ class Lexicon:
             show_free_text=bool(d.get("show_free_text", False)),
             field_words=tuple(d.get("field_words", ())),
             time_slots=bool(d.get("time_slots", True)),
+            keywords=tuple(d.get("keywords", ())),
         )
 
 

@@ -279,6 +279,8 @@ def contract_domain(
     words = sorted({s for by in (value_words or {}).values() for ws in by.values() for s in ws if s.strip()})
     if words and not lex.field_words:  # a comma piece of enum words ends a cued free text
         lex = replace(lex, field_words=tuple(words))
+    if not lex.keywords:  # misspelled domain words are fixed before perception reads a request
+        lex = replace(lex, keywords=domain_keywords(tools, value_words))
     return Domain(
         name=name,
         tools=list(tools),
@@ -287,6 +289,27 @@ def contract_domain(
         value_words=dict(value_words or {}),
         **kw,
     )
+
+
+_KEY_WORD = re.compile(r"[a-z]{5,}")
+
+
+def domain_keywords(
+    tools: Sequence[ToolSpec], value_words: Mapping[str, Mapping[str, Sequence[str]]] | None = None
+) -> tuple[str, ...]:
+    """A domain's key words for typo correction (``Lexicon.keywords``): the English words of five
+    letters or more of its tool names, argument names, enum values and value words, each also with
+    a plural ``s`` (``passwords``, ``tickets``)."""
+    parts: list[str] = []
+    for t in tools:
+        props = t.args_schema.get("properties", {})
+        parts += [t.name, *props]
+        for prop in props.values():
+            parts += [str(v) for v in prop.get("enum") or []]
+    parts += [s for by in (value_words or {}).values() for ws in by.values() for s in ws]
+    found = {w for p in parts for w in _KEY_WORD.findall(p.lower().replace("_", " "))}
+    found |= {w + "s" for w in found if not w.endswith(("s", "ed", "y", "ing"))}
+    return tuple(sorted(found))
 
 
 # ------------------------------------------------------------------ contracts from JSON

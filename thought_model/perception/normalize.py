@@ -117,20 +117,24 @@ def to_simplified(text: str) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _fix_word(word: str) -> str:
+def _fix_word(word: str, extra: tuple[str, ...] = ()) -> str:
     low = word.lower()
-    if low in KEYWORDS or low in _REAL_WORDS:
+    keys = KEYWORDS + extra
+    if low in keys or low in _REAL_WORDS:
         return word
     from rapidfuzz import process
     from rapidfuzz.distance import DamerauLevenshtein
 
     limit = 1
-    choices = [k for k in KEYWORDS if k[0] == low[0] and abs(len(k) - len(low)) <= limit]
+    choices = [k for k in keys if k[0] == low[0] and abs(len(k) - len(low)) <= limit]
     if not choices:
         return word
     hits = [
         h[0] for h in process.extract(low, choices, scorer=DamerauLevenshtein.distance, score_cutoff=limit)
     ]
+    # a domain's own key word (no hand-kept list of the real words near it): only a dropped letter
+    # or two swapped ones (closd, emial), never another letter (payroll "closes" is no "closed")
+    hits = [k for k in hits if k in KEYWORDS or _dropped_or_swapped(low, k)]
     if not hits:
         return word
     # a tie: a missing letter is the likeliest typo (deliverd -> delivered, not delivery)
@@ -142,6 +146,18 @@ def _fix_word(word: str) -> str:
     return fixed
 
 
+def _dropped_or_swapped(word: str, key: str) -> bool:
+    """Whether ``word`` is ``key`` with one letter dropped (not a base form of it: ``close`` of
+    ``closed``, ``ticket`` of ``tickets``) or two neighbours swapped."""
+    if len(word) == len(key):
+        return sorted(word) == sorted(key)
+    if len(word) + 1 != len(key) or not _is_subsequence(word, key):
+        return False
+    rest = key[len(word) :] if key.startswith(word) else ""
+    base = (rest == "s" and not word.endswith("s")) or (rest == "d" and word.endswith("e"))
+    return not base
+
+
 def _is_subsequence(short: str, long: str) -> bool:
     it = iter(long)
     return all(c in it for c in short)
@@ -150,9 +166,10 @@ def _is_subsequence(short: str, long: str) -> bool:
 _QUOTED = re.compile(r"[\"“「『‘'][^\"”」』’']*[\"”」』’']")
 
 
-def correct_keywords(text: str) -> str:
-    """Replace misspelled key words (``wheather`` → ``weather``); see :data:`KEYWORDS`. Quoted
-    text is left as written."""
+def correct_keywords(text: str, extra: tuple[str, ...] = ()) -> str:
+    """Replace misspelled key words (``wheather`` → ``weather``); see :data:`KEYWORDS`, plus a
+    domain's own (``extra``: ``Lexicon.keywords``, ``emial`` → ``email``). Quoted text is left as
+    written."""
     if not re.search("[A-Za-z]{5}", text):
         return text
     quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(text)]
@@ -160,7 +177,7 @@ def correct_keywords(text: str) -> str:
     def fix(m: re.Match[str]) -> str:
         if any(a <= m.start() < b for a, b in quoted):
             return m.group(0)
-        return _fix_word(m.group(0))
+        return _fix_word(m.group(0), extra)
 
     return _WORD.sub(fix, text)
 
@@ -246,9 +263,10 @@ def _short_key(m: re.Match[str]) -> str:
     return fixed.capitalize() if m.group(0)[0].isupper() else fixed
 
 
-def normalize_request(text: str) -> str:
-    """The text perception works on: width-folded, simplified, half-of-day and key-word typos fixed."""
+def normalize_request(text: str, keywords: tuple[str, ...] = ()) -> str:
+    """The text perception works on: width-folded, simplified, half-of-day and key-word typos fixed
+    (``keywords``: a domain's own key words, ``Lexicon.keywords``)."""
     text = fix_zh_word_typos(fix_half_day_typos(to_simplified(fold_width(text))))
     text = _SHORT_TYPOS.sub(lambda m: "Tomorrow" if m.group(0)[0].isupper() else "tomorrow", text)
     text = _SHORT_KEY_RX.sub(_short_key, text)
-    return correct_keywords(text)
+    return correct_keywords(text, keywords)
