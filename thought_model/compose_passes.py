@@ -206,6 +206,13 @@ class ComposerPasses:
         """The code passes on the final plan: the named person instead of the speaker for "his /
         她的", steps nobody asked for dropped, then fan-out over coordinated lists of values; last, a step
         that repeats an earlier one (same tool and arguments) is dropped, its references moved."""
+        if res.ok and isinstance(res.output, InsufficientContext):
+            ins = self.sufficiency.with_unwritten_choices(res.output, job.perception.masked)
+            return (
+                res
+                if ins is res.output
+                else replace(res, output=ins, text=ins.model_dump_json(exclude_none=True))
+            )
         if not res.ok or not isinstance(res.output, ThoughtPlan):
             return res
         plan = attach_invitees(res.output, self.specs, job.perception)  # "… and invite X": a split ask

@@ -238,6 +238,8 @@ class _DomainRules:
     """Dates, times and durations become slots (``Lexicon.time_slots``)."""
     keywords: tuple[str, ...] = ()
     """The domain's key words whose typos are fixed first (``Lexicon.keywords``)."""
+    enum_words: frozenset[str] = frozenset()
+    """The domain's enum words, case-folded (``Lexicon.field_words``): quoted, one is a value."""
 
 
 _COMPILED: dict[int, tuple[Lexicon, _DomainRules]] = {}
@@ -264,6 +266,7 @@ def _rules(lexicon: Lexicon | None) -> _DomainRules:
         field_piece=field_piece(lex.field_words),
         time_slots=lex.time_slots,
         keywords=tuple(k for k in lex.keywords if k not in KEYWORDS),
+        enum_words=frozenset(w.casefold() for w in lex.field_words),
     )
     _COMPILED[id(lex)] = (lex, rules)
     return rules
@@ -296,7 +299,10 @@ def perceive(
             v = v.upper() if upper else v
             spans.add(type_, m.start(), m.end(), text, v)
     for m in _QUOTED.finditer(text):
-        spans.add("TEXT", m.start(), m.end(), text, (m.group("t") or m.group("t2")).strip())
+        quoted = (m.group("t") or m.group("t2")).strip()
+        if quoted.casefold() in rules.enum_words:  # "under the 'other' category": a value, not a text
+            continue
+        spans.add("TEXT", m.start(), m.end(), text, quoted)
     ranges = [r for r in find_time_ranges(text) if spans.free(r.start, r.end)] if rules.time_slots else []
     for r in ranges:  # 下午1点到3点: "到3点" is the duration, the start joins the dates below
         spans.add("DUR", r.dur_start, r.end, text, r.minutes)

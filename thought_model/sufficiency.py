@@ -251,6 +251,24 @@ class SufficiencyCheck:
                     out.add(arg)
         return out
 
+    def with_unwritten_choices(self, out: InsufficientContext, text: str) -> InsufficientContext:
+        """``out`` plus the required enum arguments of the tool whose description field it names
+        that ``text`` does not write either ("Open a ticket for me.": no summary, and no category to
+        read from one): only a tool that alone requires that field, only words the check knows."""
+        fields = list(out.required_fields)
+        for f in out.required_fields:
+            owners = [t for t in self.tools if f in t.args_schema.get("required", ())]
+            if len(owners) != 1 or f not in self.text_fields([owners[0].name]):
+                continue
+            props = owners[0].args_schema.get("properties", {})
+            for arg in owners[0].args_schema.get("required", ()):
+                prop = props.get(arg, {})
+                if arg not in fields and arg in self.value_words and not self._enum_written(arg, prop, text):
+                    fields.append(arg)
+        if len(fields) == len(out.required_fields):
+            return out
+        return out.model_copy(update={"required_fields": fields})
+
     # -- decisions -------------------------------------------------------------------------
     def judge(
         self, out: InsufficientContext, slots: Collection[str], user_known: bool, text: str | None = None

@@ -82,3 +82,13 @@ def test_a_name_after_a_department_after_zhi_dao_and_before_a_pinyin_de(lex) -> 
     assert names("把会议室的容量告诉我") == []
     assert names("全部的工单") == []
     assert names("E290017有哪些处于等待状态的工单") == []  # 处于: no department
+
+
+def test_a_quoted_enum_word_is_a_value_not_free_text(lex) -> None:
+    p = perceive(
+        "log a ticket under the 'other' category: the lab door needs a badge reader", TODAY, True, lex
+    )
+    assert list(p.slots.values()) == ["the lab door needs a badge reader"]
+    assert "'other'" in p.masked  # left for the enum rules to read
+    p = perceive('open a ticket saying "VPN drops every hour"', TODAY, True, lex)
+    assert list(p.slots.values()) == ["VPN drops every hour"]

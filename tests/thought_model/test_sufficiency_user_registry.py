@@ -111,3 +111,20 @@ def test_checkpoint_records_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyP
     eng = maybe_composing(_Fixed({}), tools=DOMAIN.tools, intent_steps=STEPS, value_words=VALUE_WORDS)  # pyright: ignore[reportArgumentType]
     assert isinstance(eng, ComposingEngine) and eng.sufficiency.intents == STEPS
     assert eng.sufficiency.value_words == VALUE_WORDS
+
+
+def test_an_unwritten_choice_is_missing_with_the_description_it_would_come_from() -> None:
+    def fields(text: str, named: list[str]) -> list[str]:
+        ins = InsufficientContext(required_fields=named, intent="create_ticket_me")
+        return CHECK.with_unwritten_choices(
+            ins, perceive(text, lexicon=DOMAIN.lexicon).masked
+        ).required_fields
+
+    assert fields("Open a ticket for me.", ["summary"]) == ["summary", "category"]
+    assert fields("帮我开个工单，具体问题晚点说", ["summary"]) == ["summary", "category"]
+    assert fields("open a network ticket for me", ["summary"]) == ["summary"]  # the category is written
+    assert fields("reset my password", ["system"]) == ["system"]  # no description field named
+    # without the domain's value words nothing is added (the check cannot tell)
+    bare = SufficiencyCheck(DOMAIN.tools, STEPS, lexicon=DOMAIN.lexicon)
+    ins = InsufficientContext(required_fields=["summary"], intent="create_ticket_me")
+    assert bare.with_unwritten_choices(ins, "Open a ticket for me.") is ins
