@@ -138,7 +138,9 @@ class ComposerPasses:
         if any(s.startswith("<TEXT") for s in p.slots) or not self.sufficiency.text_fields(tools):
             return None
         ask_words = set().union(*(self.words.cues.get(t, frozenset()) for t in tools))
-        value = uncued_text(job.perception.masked, ask_words)
+        value = uncued_text(
+            job.perception.masked, ask_words, field_words=self.sufficiency.choice_words(tools)
+        )
         if value is None or value not in p.masked:
             return None
         slots = {**p.slots, "<TEXT1>": written_as(job.req.text, value)}
@@ -162,7 +164,11 @@ class ComposerPasses:
             return plan
         i, arg = spots[0]
         step = plan.steps[i]
-        value = uncued_text(p.masked, self.words.cues.get(step.tool, frozenset()))
+        value = uncued_text(
+            p.masked,
+            self.words.cues.get(step.tool, frozenset()),
+            field_words=self.sufficiency.choice_words([step.tool]),
+        )
         if value is None or value == step.arguments[arg]:
             return plan
         steps = list(plan.steps)

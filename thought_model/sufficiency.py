@@ -251,6 +251,17 @@ class SufficiencyCheck:
                     out.add(arg)
         return out
 
+    def choice_words(self, tools: Collection[str]) -> set[str]:
+        """The words of the enum values of ``tools``' arguments (the values and their known words)."""
+        out: set[str] = set()
+        for name in tools:
+            tool = self.by_name.get(name)
+            for arg, prop in (tool.args_schema.get("properties", {}) if tool else {}).items():
+                for v in prop.get("enum") or []:
+                    out |= {str(v), str(v).replace("_", " ")}
+                    out |= set(self.value_words.get(arg, {}).get(str(v), ()))
+        return out
+
     def with_unwritten_choices(self, out: InsufficientContext, text: str) -> InsufficientContext:
         """``out`` plus the required enum arguments of the tool whose description field it names
         that ``text`` does not write either ("Open a ticket for me.": no summary, and no category to

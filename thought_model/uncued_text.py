@@ -128,6 +128,18 @@ def _ask_at(piece: str, ask_words: Collection[str]) -> int | None:
     return min(hits) if hits else None
 
 
+def _has_word(piece: str, words: Collection[str]) -> bool:
+    low = piece.casefold()
+    for w in words:
+        w = w.casefold().strip()
+        if len(w) < 2:
+            continue
+        rx = rf"(?<![a-z]){re.escape(w)}(?![a-z])" if w.isascii() else re.escape(w)
+        if re.search(rx, low):
+            return True
+    return False
+
+
 def _pieces(masked: str, a: int, b: int, ask_words: Collection[str]) -> list[_Piece]:
     out: list[_Piece] = []
     pos = a
@@ -144,7 +156,8 @@ def _pieces(masked: str, a: int, b: int, ask_words: Collection[str]) -> list[_Pi
             continue
         at = _ask_at(t, ask_words)
         if at is None:
-            out.append(_Piece(s, s + len(t), t, "content"))
+            # a piece of slot tokens only ("<DATE1>") is another argument's value
+            out.append(_Piece(s, s + len(t), t, "content" if _substantial(t) else "value"))
             continue
         head = t[:at].rstrip()
         # (a head inside the ask's own piece only with a problem word: "我有几个工单…" is a question)
@@ -194,9 +207,12 @@ def _clean(value: str) -> str:
     return _TAIL.sub("", v).strip(" ,，")
 
 
-def uncued_text(masked: str, ask_words: Collection[str] = (), max_chars: int = 120) -> str | None:
+def uncued_text(
+    masked: str, ask_words: Collection[str] = (), max_chars: int = 120, field_words: Collection[str] = ()
+) -> str | None:
     """The problem the masked request describes beside its ask, or None (see the module doc);
-    ``ask_words``: words of the asked tools (:class:`thought_model.tool_cues.ToolCues`)."""
+    ``ask_words``: words of the asked tools (:class:`thought_model.tool_cues.ToolCues`);
+    ``field_words``: words of their enum values (after the ask, a piece with one is that value)."""
     if _DEFER.search(masked):
         return None
     spans = _sentences(masked)
@@ -223,19 +239,21 @@ def uncued_text(masked: str, ask_words: Collection[str] = (), max_chars: int = 1
         return run
 
     def run_after(ps: list[_Piece], start: int) -> list[_Piece]:
+        # after the ask, a piece with a word of an argument's value is that argument ("…, category
+        # transport"); before it, such words are the problem's own ("连不上公司网络")
         run: list[_Piece] = []
         for p in ps[start:]:
-            if p.kind != "content":
+            if p.kind != "content" or _has_word(SLOT_TOKEN_RE.sub(" ", p.text), field_words):
                 if run:
                     break
                 continue
             run.append(p)
         return run
 
-    # (after the ask, only a problem counts: "submit an expense of 64, category transport" has none)
+    # (in a later sentence, only a problem counts)
     candidates = [(run_before(sents[i], j), spans[i][2])]
     candidates += [(run_before(sents[k], len(sents[k])), spans[k][2]) for k in range(i - 1, -1, -1)]
-    candidates += [(run_after(sents[i], j + 1), True)]
+    candidates += [(run_after(sents[i], j + 1), spans[i][2])]
     candidates += [(run_after(sents[k], 0), True) for k in range(i + 1, len(sents))]
     for found, aside in candidates:
         run = _trim_context(found, aside)

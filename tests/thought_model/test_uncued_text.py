@@ -25,8 +25,13 @@ STEPS = {s.name: [(tool, dict(args)) for tool, args, _ in s.steps] for s in deri
 SESSION = SessionState(user_id="E100234", now=datetime(2026, 3, 10, 10))
 
 
+CHOICES = SufficiencyCheck(HELPDESK.tools, value_words=HELPDESK.value_words).choice_words(
+    [t.name for t in HELPDESK.tools]
+)
+
+
 def _found(text: str) -> str | None:
-    return uncued_text(perceive(text, user_known=True, lexicon=HELPDESK.lexicon).masked)
+    return uncued_text(perceive(text, user_known=True, lexicon=HELPDESK.lexicon).masked, field_words=CHOICES)
 
 
 @pytest.mark.parametrize(
@@ -60,13 +65,21 @@ def test_the_description_beside_the_ask_is_found(text: str, description: str) ->
         "帮我开个工单，具体情况稍后补充",
         "我的电脑坏了",  # no ask
         "Open a ticket for me.",  # nothing beside the ask
-        "Submit a ticket for me, category access.",  # after the ask only a problem word counts ...
-        "Please replace AT-44012; the battery drains in an hour.",  # ... (a known limit: none here)
+        "Submit a ticket for me, category access.",  # after the ask: an enum value's piece
+        "Please replace AT-44012; the battery drains in an hour.",  # a later sentence needs a problem word
         "屏幕和AT-23456的键盘都坏了，帮我换",  # the description would hold an id
     ],
 )
 def test_no_description_is_guessed(text: str) -> None:
     assert _found(text) is None
+
+
+def test_after_the_ask_a_piece_of_another_arguments_value_is_no_description() -> None:
+    words = {"transport", "meal", "office"}
+    masked = perceive("submit an expense of 64 for 2026-05-11, category transport", user_known=True).masked
+    assert uncued_text(masked, field_words=words) is None
+    masked = perceive("submit expense 42 office, 2026-04-03, printer toner cartridge", user_known=True).masked
+    assert uncued_text(masked, field_words=words) == "printer toner cartridge"  # the date piece is a value
 
 
 def test_the_value_keeps_the_users_characters() -> None:
