@@ -340,11 +340,12 @@ def perceive(
             continue
         if is_sign_off(t) or _labels_next(t, a + len(t), spans):  # "取消了吧，谢谢" / "，订单号是<ORDER>"
             continue
-        if t and spans.free(a, a + len(t)):
-            spans.add("TEXT", a, a + len(t), text, t)
+        if t and spans.free(a, a + len(t)) and t.strip().casefold() not in rules.enum_words:
+            spans.add("TEXT", a, a + len(t), text, t)  # (", high priority" is a value, not a text)
     has_text = any(e.type == "TEXT" for e in spans.items)
     for a, b, t in find_free_texts(text, spans.free, colon_rule=not has_text):  # 正文写…, subject X
-        spans.add("TEXT", a, b, text, t)
+        if t.strip().casefold() not in rules.enum_words:
+            spans.add("TEXT", a, b, text, t)
     if rules.time_slots:
         add_datetimes(text, spans, today, ranges)
         for a, b, day in same_day_spans(text, spans.items):  # "…friday, and the weather there that day"

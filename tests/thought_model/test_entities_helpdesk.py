@@ -92,3 +92,6 @@ def test_a_quoted_enum_word_is_a_value_not_free_text(lex) -> None:
     assert "'other'" in p.masked  # left for the enum rules to read
     p = perceive('open a ticket saying "VPN drops every hour"', TODAY, True, lex)
     assert list(p.slots.values()) == ["VPN drops every hour"]
+    # cued text that is only an enum word is that value too ("for me, high priority")
+    p = perceive("Could you open a hardware ticket for me, high priority? Details later.", TODAY, True, lex)
+    assert not any(k.startswith("<TEXT") for k in p.slots) and "high priority" in p.masked
