@@ -42,10 +42,12 @@ NOT_ANSWERED = ("http_", "rejected", "transport:", "bad_body", "unclassified")
 @dataclass
 class ScaleConfig:
     step_s: float = 4.0
-    max_requests_per_step: int = 3200
+    max_requests_per_step: int = 9600  # never binds below 2400/s × 4 s (the peer saturates near 1700/s)
     client_timeout_s: float = 30.0
     deadline_s: float = 1.0  # a 200 later than this (from its scheduled send) is past its deadline
-    rates: tuple[float, ...] = (25, 50, 100, 200, 400, 800)  # the runtime's and the peer's sweep
+    # the runtime's and the peer's sweep: up to past the peer's saturation (≈ 1700/s on 2 idle cores),
+    # so `replay_qps_vs_peer` divides by the peer's measured maximum, not by the top offered rate
+    rates: tuple[float, ...] = (25, 50, 100, 200, 400, 800, 1600, 2400)
     warm_qps: float = 20.0  # warm-up of the 1-worker runtime and of the peer (not measured)
     warm_share: float = 0.5  # warm-up of the fleets at this share of the 1-worker saturation
     # admission bound per worker / replica: ≈ its saturated QPS × the latency to keep (~50/s ×

@@ -41,7 +41,7 @@ from tao.loop.planner import Planner, PlanOutcome, ReplayPlanner
 from tao.loop.report import RunReport, StepRecord
 from tao.loop.resolve import ResolveError, check_doc, resolve_plan
 from tao.loop.session import SessionStore
-from tao.loop.snapshot import MEMORY_KEY, Snapshot, build_snapshot, load_snapshot
+from tao.loop.snapshot import MEMORY_KEY, build_snapshot, load_snapshot
 from tao.loop.steps import StepRunner
 from tao.observe.observer import Observer
 from tao.trace.scope import run_scope
@@ -133,7 +133,7 @@ class TaoLoop:
                     "now": session.now.isoformat() if session.now else None,
                     "timezone": session.timezone,
                 },
-                snapshot=snap.model_dump(mode="json") if snap is not None else None,
+                snapshot=Deferred(partial(snap.model_dump, mode="json")) if snap is not None else None,
                 carry_over=carry.record() if carry is not None else None,
             )
             if on_start is not None:
@@ -175,12 +175,12 @@ class TaoLoop:
                 "total": (time.perf_counter() - t0) * 1000,
             }
             snap_args = self._snapshot_args(carry, request, session, report, traj, outputs)
-            new_snap, snap_payload = None, None
+            stored: dict[str, Any] | None = None  # the snapshot stored for the next turn
+            snap_payload: dict[str, Any] | Deferred | None = None
             if snap_args is None:
                 pass
             elif self.session_store is not None and session.session_id:
-                new_snap = build_snapshot(snap, **snap_args)  # stored for the next turn
-                snap_payload = new_snap.model_dump(mode="json")
+                stored = snap_payload = build_snapshot(snap, **snap_args).model_dump(mode="json")
             else:  # only the final event shows it: built when a sink writes it or the events are read
                 snap_payload = Deferred(lambda: build_snapshot(snap, **snap_args).model_dump(mode="json"))
             traj.emit(
@@ -196,20 +196,18 @@ class TaoLoop:
             span.set_attribute("tao.status", report.status)
             mark_error(span, report.error_type)
         report.events = traj.events
-        self._snapshot(session, report, new_snap)
+        self._snapshot(session, report, stored)
         return report
 
     def _session(self, session: SessionState | None) -> SessionState:
         session = session or SessionState()
         if self.session_store is not None and session.session_id:
             prev = self.session_store.get(session.tenant, session.session_id)
-            if prev is not None:
-                merged = prev.model_dump()
-                merged.update(
-                    {k: v for k, v in session.model_dump(exclude_unset=True).items() if k != "memory"}
-                )
-                merged["memory"] = {**prev.memory, **session.memory}
-                session = SessionState.model_validate(merged)
+            if prev is not None:  # what this request set wins; memories merge (no re-validation:
+                # both sides are validated sessions of plain fields)
+                update = {k: getattr(session, k) for k in session.model_fields_set if k != "memory"}
+                update["memory"] = {**prev.memory, **session.memory}
+                session = prev.model_copy(update=update)
         return session
 
     def _snapshot_args(
@@ -244,12 +242,14 @@ class TaoLoop:
             "carry": carry.record() if carry is not None else {},
         }
 
-    def _snapshot(self, session: SessionState, report: RunReport, snap: Snapshot | None = None) -> None:
+    def _snapshot(self, session: SessionState, report: RunReport, snap: dict[str, Any] | None = None) -> None:
+        """Store the session after this turn; ``snap``: the turn's snapshot, already dumped (the
+        final event's payload)."""
         if self.session_store is None or not session.session_id:
             return
         memory = dict(session.memory)
         if snap is not None:
-            memory[MEMORY_KEY] = snap.model_dump(mode="json")
+            memory[MEMORY_KEY] = snap
         memory.update(
             turns=int(memory.get("turns", 0)) + 1,
             last_thought_id=report.thought_id,

@@ -204,6 +204,10 @@ def build_server(args: argparse.Namespace, cfg: ServerConfig) -> uvicorn.Server 
         app = create_app(cfg)
     except (DomainLoadError, DomainMismatchError) as exc:
         return str(exc)
+    if cfg.gc_freeze:  # this process is the server's own: its start-up heap is frozen once ready
+        from tao.server.gc_freeze import install
+
+        install(app)
     return uvicorn.Server(
         uvicorn.Config(
             app,

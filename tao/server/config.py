@@ -34,6 +34,7 @@ class ServerConfig:
     max_inflight_plans: int = 32  # POST /v1/plan (TAO_MAX_INFLIGHT_PLANS)
     admission_max_queue: int = 0  # requests that may wait for a slot (TAO_ADMISSION_QUEUE)
     admission_queue_wait_s: float = 0.0  # how long they may wait before a 503 (TAO_ADMISSION_WAIT_S)
+    gc_freeze: bool = True  # freeze the start-up heap once ready (tao.server.gc_freeze; TAO_GC_FREEZE=0: off)
     extra: dict[str, str] = field(default_factory=dict)
     _domains: dict[bool, Domain] = field(default_factory=dict, repr=False)
 
@@ -64,6 +65,7 @@ class ServerConfig:
             checkpoint=Path(env["TAO_CHECKPOINT"]) if env.get("TAO_CHECKPOINT") else DEFAULT_CHECKPOINT,
             grammar_warmup=env.get("TAO_GRAMMAR_WARMUP", "1").strip().lower()
             not in ("0", "false", "off", "no"),
+            gc_freeze=env.get("TAO_GC_FREEZE", "1").strip().lower() not in ("0", "false", "off", "no"),
         )
         for name, key, conv in (
             ("max_inflight_runs", "TAO_MAX_INFLIGHT_RUNS", int),
