@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 
 from tao.contracts import InsufficientContext, PlanStep, SessionState, ThoughtPlan, ToolSpec
@@ -70,9 +71,8 @@ def _check_plan(plan: ThoughtPlan, tools: Sequence[ToolSpec] | None) -> None:
     dependencies, known tools. Argument values are the loop's check (the grammar constrains them);
     without ``tools`` only the structure is checked."""
     schemas = {t.name: t.args_schema for t in tools or ()}
-    out = _plan_checker(json.dumps(schemas, sort_keys=True)).check(
-        plan.model_dump(mode="json", exclude_none=True)
-    )
+    key = orjson.dumps(schemas, option=orjson.OPT_SORT_KEYS).decode()  # the checker's cache key
+    out = _plan_checker(key).check(plan.model_dump(mode="json", exclude_none=True))
     skip = {"ARGUMENT_INVALID"} | (set() if tools else {"UNKNOWN_TOOL"})
     errors = [e for e in out["errors"] if e["code"] not in skip]
     if errors:

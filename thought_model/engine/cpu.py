@@ -62,6 +62,7 @@ def load_tokenizer(checkpoint: Path):
     return AutoTokenizer.from_pretrained(str(checkpoint))
 
 
+PROMPT_CACHE_SIZE = 8192  # distinct masked prompts kept tokenized (cleared when full)
 _ANCHOR_START = re.compile(r"(?<=[(|])\^")
 _ANCHOR_END = re.compile(r"(?<!\\)\$(?=[)|])")
 
@@ -129,6 +130,7 @@ class CpuEngine(PlanEngine):
         self._by_tools: dict[tuple[tuple[str, ...] | None, frozenset[str] | None], xgr.CompiledGrammar] = {}
         self.decoder = Decoder(self.model, self.tokenizer, self.vocab_size, self.eos_id, self.cfg.decode)
         self._lock = threading.Lock()  # one forward at a time (scheduler steps, generate_batch)
+        self._prompt_ids: dict[str, tuple[int, ...]] = {}  # masked prompts repeat: tokenized once
         on_start = lambda: torch.set_num_threads(self.cfg.threads)  # noqa: E731
         self._batcher: ContinuousBatcher | DynamicBatcher
         if self.cfg.scheduling is Scheduling.CONTINUOUS:
@@ -206,6 +208,17 @@ class CpuEngine(PlanEngine):
         tools = None if request.tools is None else tuple(sorted(set(request.tools)))
         return prompt, ctx, (tools, slots)
 
+    def _ids(self, prompt: str) -> list[int]:
+        """The prompt's token ids (prompts carry their own BOS). Prompts are masked (values are slot
+        tokens), so the same few thousand recur: each is tokenized once (a bounded cache)."""
+        hit = self._prompt_ids.get(prompt)
+        if hit is None:
+            hit = tuple(self.tokenizer.encode(prompt, add_special_tokens=False))
+            if len(self._prompt_ids) >= PROMPT_CACHE_SIZE:
+                self._prompt_ids.clear()
+            self._prompt_ids[prompt] = hit
+        return list(hit)
+
     @staticmethod
     def _bad_request(request: PlanRequest, exc: Exception) -> PlanResult:
         return PlanResult(
@@ -225,7 +238,7 @@ class CpuEngine(PlanEngine):
             grammar = self._grammar_for(tools, slots)
         except Exception as exc:
             return self._bad_request(request, exc)
-        ids = self.tokenizer.encode(prompt, add_special_tokens=False)  # prompts carry their own BOS
+        ids = self._ids(prompt)
         limit = min(self.cfg.max_prompt_tokens, self.model.max_positions - 16)
         if len(ids) > limit:
             return PlanResult(

@@ -112,7 +112,16 @@ class Decoder:
         if not self.cfg.jump_forward:
             return []
         s = matcher.find_jump_forward_string()
-        return self.tok.encode(s, add_special_tokens=False)[: self.cfg.max_draft] if s else []
+        if not s:
+            return []
+        key = (-1, s)  # the grammar's opening text: a handful of strings, tokenized once each
+        hit = self._jf_cache.get(key)
+        if hit is None:
+            hit = self.tok.encode(s, add_special_tokens=False)[: self.cfg.max_draft]
+            if len(self._jf_cache) > 50_000:
+                self._jf_cache.clear()
+            self._jf_cache[key] = hit
+        return hit
 
     def _masked_argmax(self, logits: torch.Tensor, matcher: xgr.GrammarMatcher, bitmask: torch.Tensor) -> int:
         """Greedy token under the grammar. Fast path: the unmasked argmax, when the grammar allows

@@ -115,17 +115,35 @@ def _find_times(text: str) -> list[tuple[int, int, str]]:
     return sorted(out, key=lambda x: (x[0], -(x[1] - x[0])))
 
 
+def _phrase_patterns(table: dict[str, str]) -> tuple[tuple[str, re.Pattern[str], str], ...]:
+    """(phrase, its compiled pattern, '@symbol'), longest first: compiled once, not per request."""
+    out = []
+    for phrase in sorted(table, key=len, reverse=True):
+        pat = re.escape(phrase) if not phrase.isascii() else rf"(?<![a-z]){re.escape(phrase)}(?![a-z])"
+        if phrase.startswith("下"):
+            pat = "(?<!一)" + pat  # 查一下周杰 / 看一下周报: the 下 belongs to 一下
+        out.append((phrase, re.compile(pat), "@" + table[phrase]))
+    return tuple(out)
+
+
+# the relative day/period tables and whether they are searched in the lower-cased text
+_REL_PHRASES = (
+    (_phrase_patterns(ZH_REL_DAY), False),
+    (_phrase_patterns(ZH_REL_PERIOD), False),
+    (_phrase_patterns(EN_REL_DAY), True),
+    (_phrase_patterns(EN_REL_PERIOD), True),
+)
+
+
 def _find_days(text: str, today: date) -> list[tuple[int, int, str]]:
     """Day/period expressions as (start, end, value) where value is '@symbol' or an ISO date/month."""
     out: list[tuple[int, int, str]] = []
     low = text.lower()
-    for table, src in ((ZH_REL_DAY, text), (ZH_REL_PERIOD, text), (EN_REL_DAY, low), (EN_REL_PERIOD, low)):
-        for phrase in sorted(table, key=len, reverse=True):
-            pat = re.escape(phrase) if not phrase.isascii() else rf"(?<![a-z]){re.escape(phrase)}(?![a-z])"
-            if phrase.startswith("下"):
-                pat = "(?<!一)" + pat  # 查一下周杰 / 看一下周报: the 下 belongs to 一下
-            for m in re.finditer(pat, src):
-                out.append((m.start(), m.end(), "@" + table[phrase]))
+    for phrases, lower in _REL_PHRASES:
+        src = low if lower else text
+        for phrase, rx, value in phrases:
+            if phrase in src:  # most phrases are absent: no regex run for them
+                out.extend((m.start(), m.end(), value) for m in rx.finditer(src))
     for m in re.finditer(rf"(?P<n>[0-9]{{1,2}}|{_ZH_NUM})\s?天(?P<w>前|以前|之前|后|以后|之后)", text):
         n = zh_number(m.group("n"))
         if n and 0 < n < 100:
