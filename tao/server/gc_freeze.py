@@ -9,6 +9,14 @@ is the overload step's client P99. ``gc.freeze()`` moves every object alive at t
 the permanent generation, which no collection scans: after it the same step's full collections took
 2-3 ms each and its client P99 fell from 403 to 84 ms.
 
+The first minutes of traffic make long-lived objects too (modules imported on first use, compiled
+patterns, schema and pool caches); left in the scanned heap they made every full collection a
+30–50 ms stop again (one every ~4 s at 278 replays/s: that step's client P99 was 26–54 ms).
+So the replica freezes again 10, 60 and 300 s after ready (:data:`AGAIN_AFTER_S`): after the 10 s
+one the same step's client P99 was 6–7 ms. A freeze also keeps whatever is alive at that moment,
+so a handful of in-flight requests' objects that later become cyclic garbage are never
+collected: a bounded, one-time cost (four freezes), traded for no long pauses.
+
 So, when every readiness probe of the app passes (the plan model loaded, its grammars warmed), the
 replica collects once and freezes (``ServerConfig.gc_freeze``, on by default in ``tao serve``;
 ``TAO_GC_FREEZE=0`` turns it off; :func:`install`). Objects made later are collected as usual; the frozen ones are never freed, which
@@ -21,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -40,6 +49,9 @@ FROZEN = Gauge(
     registry=REGISTRY,
 )
 POLL_S = 0.25
+# after the first freeze, freeze again at these seconds after ready: what the first minutes of
+# traffic made for good (lazy imports, regex and schema caches, pools) leaves the scanned heap too
+AGAIN_AFTER_S = (10.0, 60.0, 300.0)
 
 
 def ready(app: Any) -> bool:
@@ -56,12 +68,23 @@ def freeze() -> int:
     return count
 
 
-async def freeze_when_ready(app: Any, poll_s: float = POLL_S) -> int:
-    """Wait until :func:`ready`, then :func:`freeze` (cancelled with the app if never ready)."""
+async def freeze_when_ready(
+    app: Any, poll_s: float = POLL_S, again_after_s: tuple[float, ...] = (), on_freeze: Any = None
+) -> int:
+    """Wait until :func:`ready`, then :func:`freeze`; then freeze again ``again_after_s`` seconds
+    after that (the objects the first requests made for good: lazily imported modules, compiled
+    patterns, caches). Returns the last count (cancelled with the app if never ready)."""
     while not ready(app):
         await asyncio.sleep(poll_s)
     count = freeze()
     log.info("gc: %d start-up objects frozen (full collections skip them)", count)
+    t0 = time.monotonic()
+    for at in again_after_s:
+        await asyncio.sleep(max(0.0, t0 + at - time.monotonic()))
+        count = freeze()
+        log.info("gc: %d objects frozen %.0f s after ready", count, at)
+        if on_freeze is not None:
+            on_freeze(count)
     return count
 
 
@@ -74,7 +97,7 @@ def install(app: FastAPI) -> None:
     @asynccontextmanager
     async def lifespan(app_: FastAPI) -> AsyncIterator[Any]:
         async with prev(app_) as state:
-            task = asyncio.create_task(freeze_when_ready(app_))
+            task = asyncio.create_task(freeze_when_ready(app_, again_after_s=AGAIN_AFTER_S))
             try:
                 yield state
             finally:

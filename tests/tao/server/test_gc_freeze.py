@@ -55,6 +55,30 @@ def test_freeze_waits_until_the_replica_is_ready() -> None:
     assert count > 1000 and after > 1000  # (frozen objects freed by refcount leave the count)
 
 
+def test_it_freezes_again_what_the_first_traffic_kept() -> None:
+    counts: list[int] = []
+    kept: list[list[int]] = []
+
+    async def scenario() -> int:
+        app = _app({})
+        task = asyncio.create_task(
+            freeze_when_ready(app, poll_s=0.01, again_after_s=(0.2,), on_freeze=counts.append)
+        )
+        await asyncio.sleep(0.05)
+        first = gc.get_freeze_count()
+        kept.extend([i] for i in range(20_000))  # long-lived containers made after the first freeze
+        await asyncio.wait_for(task, 5)
+        return first
+
+    gc.unfreeze()
+    try:
+        first = asyncio.run(scenario())
+    finally:
+        gc.unfreeze()
+    assert first > 1000
+    assert len(counts) == 1 and counts[0] >= first + 20_000  # the second freeze took them too
+
+
 def test_config_default_and_env_switch(monkeypatch) -> None:
     assert ServerConfig().gc_freeze is True
     monkeypatch.setenv("TAO_GC_FREEZE", "0")
