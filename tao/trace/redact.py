@@ -562,6 +562,23 @@ def _find_cached(text: str, key: str | None, known: tuple[str, ...]) -> list[Spa
     return _find(text, key, known)
 
 
+_UUID = re.compile(
+    r"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])"
+)
+_NUMERIC_KINDS = frozenset({"BANK_CARD", "CN_ID", "PHONE"})
+
+
+def _outside_uuids(norm: str, spans: Iterable[Span]) -> Iterator[Span]:
+    """``spans`` less the digit matches that lie inside a UUID: a random id such as
+    ``59531844-0012-4098-96b5-…`` starts with 18 digits in dash groups, which can pass Luhn and a
+    card network's range (it did: a task id redacted as a card in a trajectory)."""
+    ids = [(m.start(), m.end()) for m in _UUID.finditer(norm)] if norm.count("-") >= 4 else []
+    for a, b, kind in spans:
+        if kind in _NUMERIC_KINDS and any(lo <= a and b <= hi for lo, hi in ids):
+            continue
+        yield a, b, kind
+
+
 def _find(text: str, key: str | None, known: tuple[str, ...]) -> list[Span]:
     norm, index = _normalize(text)
     spans: list[Span] = []
@@ -570,7 +587,7 @@ def _find(text: str, key: str | None, known: tuple[str, ...]) -> list[Span]:
         if kind:
             spans.append((0, len(norm), kind))
     digits = len(_DIGITS.findall(norm))
-    spans.extend(_regex_spans(norm, digits))
+    spans.extend(_outside_uuids(norm, _regex_spans(norm, digits)))
     has_cjk = not norm.isascii() and bool(_HAS_CJK.search(norm))
     if has_cjk or digits:
         spans.extend(_address_spans(norm, has_cjk))

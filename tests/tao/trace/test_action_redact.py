@@ -50,3 +50,13 @@ def test_nested_values_are_walked() -> None:
         "b": {"c": 13812345678, "d": "[REDACTED:PHONE]"},
         "e": None,
     }
+
+
+def test_uuids_are_ids_not_cards_and_cards_beside_them_are_still_masked() -> None:
+    # a real task id from a CI run: its first 18 digits (dash groups) pass Luhn and a card range
+    task = "59531844-0012-4098-96b5-615fa44c7014"
+    assert redact_text(task) == task
+    assert redact_text(f"reader_task_id={task}") == f"reader_task_id={task}"
+    out = redact_text(f"task {task} paid with 4111 1111 1111 1111")
+    assert task in out and "4111" not in out and "[REDACTED:BANK_CARD]" in out
+    assert redact_text("4111-1111-1111-1111") == "[REDACTED:BANK_CARD]"  # dashes alone are no UUID
