@@ -200,6 +200,14 @@ def build_server(args: argparse.Namespace, cfg: ServerConfig) -> uvicorn.Server 
     from tao.server.app import create_app
     from thought_model.checkpoint import DomainMismatchError
 
+    # the binary's own engine decodes in a child process (its own interpreter lock); an app
+    # embedded with create_app keeps the in-process scheduler
+    cfg.decode_process = os.environ.get("TAO_DECODE_PROCESS", "1").strip().lower() not in (
+        "0",
+        "false",
+        "off",
+        "no",
+    )
     try:
         app = create_app(cfg)
     except (DomainLoadError, DomainMismatchError) as exc:

@@ -35,6 +35,9 @@ class ServerConfig:
     admission_max_queue: int = 0  # requests that may wait for a slot (TAO_ADMISSION_QUEUE)
     admission_queue_wait_s: float = 0.0  # how long they may wait before a 503 (TAO_ADMISSION_WAIT_S)
     gc_freeze: bool = True  # freeze the start-up heap once ready (tao.server.gc_freeze; TAO_GC_FREEZE=0: off)
+    # the CPU engine decodes in a child process (thought_model.engine.decode_process). Off for an
+    # app embedded with create_app; the `tao serve` binary turns it on (TAO_DECODE_PROCESS=0: off)
+    decode_process: bool = False
     extra: dict[str, str] = field(default_factory=dict)
     _domains: dict[bool, Domain] = field(default_factory=dict, repr=False)
 

@@ -73,6 +73,11 @@ class EngineHolder:
 
             codec = GenericCodec() if self.config.extra.get("codec") == "generic" else None
             t0 = time.perf_counter()
+            cpu_config = None
+            if self.config.decode_process:
+                from thought_model.engine.cpu import CpuEngineConfig
+
+                cpu_config = CpuEngineConfig(decode_process=True)
             engine = load_engine(
                 self.config.engine,
                 self.config.checkpoint,
@@ -80,6 +85,7 @@ class EngineHolder:
                 registry=self.config.registry,
                 compose=self.config.compose,
                 engine_url=self.config.engine_url,
+                cpu_config=cpu_config,
             )
             self.loaded = True
             if self.config.grammar_warmup:  # ready only once the frequent grammars are compiled
@@ -214,7 +220,7 @@ def register(app: FastAPI, config: ServerConfig) -> None:
         },
     )
     async def plan(request: Request) -> Response:
-        from thought_model.engine.base import PlanRequest
+        from thought_model.engine.base import EngineUnavailableError, PlanRequest
 
         t0 = time.perf_counter()
         body, used = _plan_body(await request.body())
@@ -242,7 +248,11 @@ def register(app: FastAPI, config: ServerConfig) -> None:
             tools=body.tools,
             deadline_s=body.deadline_ms / 1000.0 if body.deadline_ms else None,
         )
-        result = await holder.engine.agenerate_one(req)
+        try:
+            result = await holder.engine.agenerate_one(req)
+        except EngineUnavailableError as exc:  # the decode process is restarting: retry shortly
+            PLAN_RESULTS.labels(outcome="engine_unavailable").inc()
+            raise ApiError(503, "engine_unavailable", str(exc), headers={"Retry-After": "2"}) from None
         STAGE_LATENCY.labels(endpoint="/v1/plan", stage="decode").observe(time.perf_counter() - t1)
         st = result.stats
         record_plan_stats(st.prompt_tokens, st.generated_tokens, st.jump_forward_tokens, st.forward_passes)

@@ -18,6 +18,11 @@ from typing import Any
 from tao.contracts import ErrorInfo, InsufficientContext, SessionState, ThoughtPlan
 
 
+class EngineUnavailableError(RuntimeError):
+    """The engine cannot take requests right now (its decode process is restarting, or it is
+    closed); retryable: the server answers 503 with ``Retry-After``."""
+
+
 @dataclass
 class PlanRequest:
     """One plan request: the user's text, optional session facts and an optional tool subset."""

@@ -17,16 +17,18 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import torch
 import xgrammar as xgr
 
 from tao.contracts import ErrorInfo, ErrorType
 from thought_model.checkpoint import checkpoint_domain
-from thought_model.engine.base import PlanEngine, PlanRequest, PlanResult
+from thought_model.engine.base import EngineUnavailableError, PlanEngine, PlanRequest, PlanResult
 from thought_model.engine.batcher import BatcherConfig, DynamicBatcher
 from thought_model.engine.codec import PlanCodec, decoded_result, default_codec
 from thought_model.engine.decode import DecodeBatch, DecodeConfig, Decoder, Row
+from thought_model.engine.decode_process import DecodeProcess, DecodeProcessConfig
 from thought_model.engine.lean import LeanLlama
 from thought_model.engine.scheduler import ContinuousBatcher, SchedulerConfig
 
@@ -54,12 +56,31 @@ class CpuEngineConfig:
     batch: BatcherConfig = field(default_factory=BatcherConfig)  # WINDOW
     max_prompt_tokens: int = 1024
     dtype: str = "float32"
+    # decode in a child process (engine.decode_process): the decode loop gets an interpreter lock
+    # of its own. ``tao serve`` turns it on (ServerConfig.decode_process); embedded engines,
+    # tests and the offline benchmark keep the in-process scheduler.
+    decode_process: bool = False
 
 
 def load_tokenizer(checkpoint: Path):
     from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(str(checkpoint))
+
+
+def load_model(checkpoint: Path, dtype: str = "float32") -> tuple[LeanLlama, Any, int, int]:
+    """The lean model, tokenizer, vocabulary size and EOS id of a checkpoint (the engine and its
+    decode process load the same way)."""
+    from transformers import LlamaForCausalLM
+
+    hf = LlamaForCausalLM.from_pretrained(str(checkpoint), dtype=getattr(torch, dtype)).eval()
+    tokenizer = load_tokenizer(checkpoint)
+    vocab_size = hf.config.vocab_size
+    eos = hf.config.eos_token_id if hf.config.eos_token_id is not None else tokenizer.eos_token_id
+    eos_id = int(eos[0] if isinstance(eos, list) else eos)
+    model = LeanLlama(hf)
+    del hf
+    return model, tokenizer, vocab_size, eos_id
 
 
 PROMPT_CACHE_SIZE = 8192  # distinct masked prompts kept tokenized (cleared when full)
@@ -112,28 +133,32 @@ class CpuEngine(PlanEngine):
     def __init__(
         self, checkpoint: str | Path, config: CpuEngineConfig | None = None, codec: PlanCodec | None = None
     ) -> None:
-        from transformers import LlamaForCausalLM
-
         self.checkpoint = Path(checkpoint)
         self.cfg = config or CpuEngineConfig()
         self.codec = codec or default_codec(checkpoint_domain(checkpoint))
         torch.set_num_threads(self.cfg.threads)
-        dtype = getattr(torch, self.cfg.dtype)
-        hf = LlamaForCausalLM.from_pretrained(str(self.checkpoint), dtype=dtype).eval()
-        self.tokenizer = load_tokenizer(self.checkpoint)
-        self.vocab_size = hf.config.vocab_size
-        eos = hf.config.eos_token_id if hf.config.eos_token_id is not None else self.tokenizer.eos_token_id
-        self.eos_id = int(eos[0] if isinstance(eos, list) else eos)
-        self.model = LeanLlama(hf)
-        del hf
+        # the parent keeps the model too (11 MB): generate_batch, text decoding and the limits
+        self.model, self.tokenizer, self.vocab_size, self.eos_id = load_model(self.checkpoint, self.cfg.dtype)
         self.grammars = GrammarCache(self.tokenizer, self.vocab_size, self.eos_id)
         self._by_tools: dict[tuple[tuple[str, ...] | None, frozenset[str] | None], xgr.CompiledGrammar] = {}
         self.decoder = Decoder(self.model, self.tokenizer, self.vocab_size, self.eos_id, self.cfg.decode)
         self._lock = threading.Lock()  # one forward at a time (scheduler steps, generate_batch)
         self._prompt_ids: dict[str, tuple[int, ...]] = {}  # masked prompts repeat: tokenized once
         on_start = lambda: torch.set_num_threads(self.cfg.threads)  # noqa: E731
-        self._batcher: ContinuousBatcher | DynamicBatcher
-        if self.cfg.scheduling is Scheduling.CONTINUOUS:
+        self._batcher: ContinuousBatcher | DynamicBatcher | DecodeProcess
+        self._proc: DecodeProcess | None = None
+        if self.cfg.decode_process:
+            self._proc = DecodeProcess(
+                DecodeProcessConfig(
+                    checkpoint=str(self.checkpoint),
+                    threads=self.cfg.threads,
+                    dtype=self.cfg.dtype,
+                    decode=self.cfg.decode,
+                    scheduler=self.cfg.scheduler,
+                )
+            )
+            self._batcher = self._proc
+        elif self.cfg.scheduling is Scheduling.CONTINUOUS:
             self._batcher = ContinuousBatcher(
                 lambda n: DecodeBatch(self.decoder, n), self.cfg.scheduler, self._lock, on_start
             )
@@ -147,13 +172,13 @@ class CpuEngine(PlanEngine):
         futures = [self._batcher.submit(p) if isinstance(p, Row) else None for p in prepared]
         for f in futures:
             if f is not None:
-                f.result()
+                f.result()  # raises EngineUnavailableError when the decode process died
         return [self._result(r, p, now) for r, p in zip(requests, prepared, strict=True)]
 
     def generate_batch(self, requests: list[PlanRequest]) -> list[PlanResult]:
         """Run exactly these requests as one batch on the calling thread (benchmarks, tests)."""
         now = time.perf_counter()
-        prepared = [self._prepare(r, now) for r in requests]
+        prepared = [self._prepare(r, now, local=True) for r in requests]
         self._decode_rows([p for p in prepared if isinstance(p, Row)])
         return [self._result(r, p, now) for r, p in zip(requests, prepared, strict=True)]
 
@@ -162,8 +187,11 @@ class CpuEngine(PlanEngine):
         prepared: list[Row | PlanResult] = []
         for r in requests:
             enc = self._encode(r)
-            if isinstance(enc, tuple) and enc[2] not in self._by_tools:  # a grammar to compile:
-                await asyncio.to_thread(self._grammar_for, *enc[2])  # off the event loop
+            if isinstance(enc, tuple) and not self._grammar_known(enc[2]):  # a grammar to build:
+                try:  # off the event loop (a bad subset is answered by _prepare below)
+                    await asyncio.to_thread(self._grammar_handle, *enc[2])
+                except Exception:
+                    pass
             prepared.append(self._prepare(r, now, enc))
         futures = [asyncio.wrap_future(self._batcher.submit(p)) for p in prepared if isinstance(p, Row)]
         await asyncio.gather(*futures)
@@ -179,12 +207,16 @@ class CpuEngine(PlanEngine):
         failed = 0
         for slots in dict.fromkeys(slot_sets):
             try:
-                self._grammar_for(tools, slots)
+                self._grammar_handle(tools, slots)
             except Exception:  # a slot set no tool can use: nothing to warm
                 failed += 1
+        if self._proc is not None:  # compiled in the child: ready once it has taken them all
+            if not self._proc.sync():
+                raise EngineUnavailableError("the decode process did not finish the grammar warm-up")
+        compiled = len(self.grammars) - before if self._proc is None else len(set(slot_sets)) - failed
         return {
             "slot_sets": len(set(slot_sets)),
-            "compiled": len(self.grammars) - before,
+            "compiled": compiled,
             "skipped": failed,
             "seconds": round(time.perf_counter() - t0, 3),
         }
@@ -229,13 +261,17 @@ class CpuEngine(PlanEngine):
             )
         )
 
-    def _prepare(self, request: PlanRequest, submitted: float, enc=None) -> Row | PlanResult:
+    def _prepare(
+        self, request: PlanRequest, submitted: float, enc=None, *, local: bool = False
+    ) -> Row | PlanResult:
+        """The row of one request, or its typed error. ``local``: its grammar compiled in this
+        process (``generate_batch``) even when the engine decodes in a child process."""
         enc = self._encode(request) if enc is None else enc
         if isinstance(enc, PlanResult):
             return enc
         prompt, ctx, (tools, slots) = enc
         try:
-            grammar = self._grammar_for(tools, slots)
+            grammar = self._grammar_for(tools, slots) if local else self._grammar_handle(tools, slots)
         except Exception as exc:
             return self._bad_request(request, exc)
         ids = self._ids(prompt)
@@ -250,13 +286,31 @@ class CpuEngine(PlanEngine):
             )
         deadline = submitted + request.deadline_s if request.deadline_s else None
         row = Row(
-            prompt_ids=ids, grammar=grammar, deadline=deadline, max_new=self.model.max_positions - len(ids)
+            prompt_ids=ids,
+            grammar=None if isinstance(grammar, int) else grammar,
+            grammar_id=grammar if isinstance(grammar, int) else None,
+            deadline=deadline,
+            max_new=self.model.max_positions - len(ids),
         )
         row.ctx = ctx
         return row
 
     def _result(self, req: PlanRequest, p: Row | PlanResult, submitted: float) -> PlanResult:
         return p if isinstance(p, PlanResult) else self._finish(req, p, submitted)
+
+    def _grammar_known(self, key: tuple) -> bool:
+        return key in self._by_tools if self._proc is None else self._proc.knows(key)
+
+    def _grammar_handle(
+        self, tools: list[str] | tuple[str, ...] | None, slots: frozenset[str] | None = None
+    ) -> xgr.CompiledGrammar | int:
+        """The grammar a row decodes under: compiled here, or its id in the decode process."""
+        if self._proc is None:
+            return self._grammar_for(tools, slots)
+        key = (None if tools is None else tuple(sorted(set(tools))), slots)
+        return self._proc.grammar_id(
+            key, lambda: self.codec.schema(None if key[0] is None else list(key[0]), slots)
+        )
 
     def _grammar_for(
         self, tools: list[str] | tuple[str, ...] | None, slots: frozenset[str] | None = None
@@ -285,6 +339,10 @@ class CpuEngine(PlanEngine):
                 text=text,
             )
         if row.error is not None:
+            if row.error.startswith("grammar_compile: "):  # compiled in the decode process
+                return self._bad_request(req, ValueError(row.error.removeprefix("grammar_compile: ")))
+            if row.error.startswith("failed: "):  # the model failed in the decode process
+                raise EngineUnavailableError(row.error.removeprefix("failed: "))
             msg = {
                 "length": f"output exceeded {row.max_new} tokens (max_new_tokens or context window)",
                 "grammar": "no token allowed by the grammar",

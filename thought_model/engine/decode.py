@@ -37,7 +37,7 @@ class Row:
     """One sequence being decoded."""
 
     prompt_ids: list[int]
-    grammar: xgr.CompiledGrammar
+    grammar: xgr.CompiledGrammar | None  # None in a parent whose decode runs in a child process
     deadline: float | None = None  # time.perf_counter() value
     max_new: int | None = None  # per-row limit (context window); default DecodeConfig.max_new_tokens
     out_ids: list[int] = field(default_factory=list)
@@ -45,6 +45,7 @@ class Row:
     error: str | None = None  # "deadline" | "length" | "grammar"
     done: bool = False
     ctx: Any = None  # the codec's per-request context (handed back to its parser)
+    grammar_id: int | None = None  # the grammar's id in a decode process (engine.decode_process)
 
 
 class Decoder:
@@ -186,6 +187,8 @@ class DecodeBatch:
         cfg = self.dec.cfg
         row.max_new = min(row.max_new or cfg.max_new_tokens, cfg.max_new_tokens)
         row.stats.prompt_tokens = len(row.prompt_ids)
+        if row.grammar is None:
+            raise ValueError("row has no compiled grammar")
         m = xgr.GrammarMatcher(row.grammar)
         d = self.dec._drafts_initial(m)
         self.cache.lengths[len(self.rows)] = 0
