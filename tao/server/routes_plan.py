@@ -104,6 +104,8 @@ class EngineHolder:
 
     def probe(self) -> tuple[bool, str]:
         if self.engine is not None:
+            if not self.engine.ready:  # its decode process is restarting (rows answer 503 meanwhile)
+                return False, f"restarting ({self.engine.name})"
             return True, f"loaded ({self.engine.name})"
         if not self.config.load_model:  # --no-model: never loading, so never "loading"
             return False, "disabled (--no-model)"

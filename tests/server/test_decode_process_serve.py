@@ -1,6 +1,7 @@
 """A real ``tao serve`` decodes in a child process of its own (thought_model.engine.decode_process):
 killed mid-load, the child's rows are answered 503 ``engine_unavailable`` with ``Retry-After`` (never
-a hang or a 500), a new child is started and ``/v1/plan`` answers 200 again; ``TAO_DECODE_PROCESS=0``
+a hang or a 500), ``/readyz`` says ``restarting`` until a new child is up, and ``/v1/plan`` answers
+200 again; ``TAO_DECODE_PROCESS=0``
 keeps decoding in the server process."""
 
 from __future__ import annotations
@@ -80,6 +81,9 @@ def test_a_killed_decode_process_is_a_503_then_restarted(tmp_path: Path) -> None
             if r.status_code == 503:
                 assert r.json()["error"]["code"] == "engine_unavailable", r.text
                 assert r.headers.get("retry-after")
+        ready = httpx.get(srv.base + "/readyz", timeout=10)  # a new child imports torch: seconds
+        assert ready.status_code == 503, ready.text
+        assert ready.json()["checks"]["plan_engine"].startswith("restarting"), ready.text
         end = time.monotonic() + 180
         while time.monotonic() < end:
             r = httpx.post(srv.base + "/v1/plan", json=BODY, timeout=30)

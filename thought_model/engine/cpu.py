@@ -224,6 +224,12 @@ class CpuEngine(PlanEngine):
     def close(self) -> None:
         self._batcher.close()
 
+    @property
+    def ready(self) -> bool:
+        """False while the decode process is (re)starting: ``/readyz`` says so, so a balancer
+        sends plans to another replica meanwhile."""
+        return self._proc is None or self._proc.alive
+
     # -- internals ----------------------------------------------------------------------------
     def _decode_rows(self, rows: list[Row]) -> list[Row]:
         with self._lock, torch.inference_mode():
