@@ -3,9 +3,14 @@
     python -m thought_model.int4 export SRC DST [--group-size 128]
     python -m thought_model.int4 verify SRC DST          # dequantized weights vs originals
 
-Data-free, symmetric, per-group min-max quantization of every ``Linear`` except ``lm_head``
-(scales from the weights alone, as llm-compressor's data-free W4A16 path does), written with the
-compressed-tensors library so vLLM's ``compressed-tensors`` loader reads it on a GPU. For CPU
+Data-free, symmetric, per-group quantization of every ``Linear`` except ``lm_head`` (scales from
+the weights alone, as llm-compressor's data-free W4A16 path does), written with the
+compressed-tensors library so vLLM's ``compressed-tensors`` loader reads it on a GPU. Each group's
+scale is the one of a clipping search (``Int4Config.clip_search``, the default): the group's
+min/max shrunk by each factor of a grid (1.0 down to ``min_shrink``), the factor whose
+round-to-nearest copy has the least squared error kept — llm-compressor's ``mse`` observer and
+AWQ's clip search do the same. Plain min-max (``clip_search=False``) is the grid's first factor,
+so the search never does worse on any group. For CPU
 verification, :func:`load_dequantized` rebuilds a float model from the packed file (the
 reference dequantizing forward): ``w = q * scale`` per group, with ``q`` in [-8, 7].
 """
@@ -35,6 +40,35 @@ TOKENIZER_FILES = (
 class Int4Config:
     group_size: int = 128
     ignore: tuple[str, ...] = ("lm_head",)
+    clip_search: bool = True  # per-group MSE-optimal clipping (else plain min-max scales)
+    min_shrink: float = 0.5  # the smallest clipping factor tried
+    shrink_steps: int = 26  # factors 1.0 .. min_shrink, evenly spaced
+
+
+def _qparams(g: torch.Tensor, args, cfg: Int4Config) -> tuple[torch.Tensor, torch.Tensor]:
+    """Scale and zero point of each group of ``g`` ``[out, groups, group_size]``: min-max, or the
+    clipping factor with the least squared round-to-nearest error (see module docstring)."""
+    from compressed_tensors.quantization.utils.helpers import calculate_qparams
+
+    lo, hi = g.amin(-1), g.amax(-1)
+    if not cfg.clip_search:
+        return calculate_qparams(lo, hi, args)
+
+    def error(scale: torch.Tensor) -> torch.Tensor:
+        step = scale.float().unsqueeze(-1)
+        q = torch.clamp(torch.round(g / step), -8, 7)  # compressed-tensors' own rounding and range
+        return (q * step - g).pow(2).sum(-1)
+
+    best_scale, best_zp = calculate_qparams(lo, hi, args)  # factor 1.0: min-max
+    best_err = error(best_scale)
+    for p in torch.linspace(1.0, cfg.min_shrink, cfg.shrink_steps).tolist()[1:]:
+        scale, zp = calculate_qparams(lo * p, hi * p, args)
+        err = error(scale)
+        better = err < best_err
+        best_scale = torch.where(better, scale, best_scale)
+        best_zp = torch.where(better, zp, best_zp)
+        best_err = torch.where(better, err, best_err)
+    return best_scale, best_zp
 
 
 def _import_ct():
@@ -84,7 +118,6 @@ def export(src: str | Path, dst: str | Path, config: Int4Config | None = None) -
     _import_ct()
     from compressed_tensors.compressors import ModelCompressor
     from compressed_tensors.quantization import QuantizationConfig, apply_quantization_config
-    from compressed_tensors.quantization.utils.helpers import calculate_qparams
     from transformers import LlamaForCausalLM
 
     cfg = config or Int4Config()
@@ -103,7 +136,7 @@ def export(src: str | Path, dst: str | Path, config: Int4Config | None = None) -
             mod: Any = module  # compressed-tensors added weight_scale / weight_zero_point tensors
             w = mod.weight.detach()
             g = w.reshape(w.shape[0], w.shape[1] // cfg.group_size, cfg.group_size)
-            scale, zp = calculate_qparams(g.amin(-1), g.amax(-1), weights)
+            scale, zp = _qparams(g, weights, cfg)
             mod.weight_scale.data.copy_(scale.to(mod.weight_scale.dtype).reshape(mod.weight_scale.shape))
             mod.weight_zero_point.data.copy_(
                 zp.to(mod.weight_zero_point.dtype).reshape(mod.weight_zero_point.shape)
@@ -192,7 +225,9 @@ def save_dequantized(dst: str | Path, out: str | Path) -> Path:
 
 
 def weight_errors(src: str | Path, dst: str | Path) -> dict[str, dict[str, float]]:
-    """Per linear: max |w - deq(w)| relative to its group's scale (must be <= 0.5) and rel. RMS error."""
+    """Per linear: max |clip(w) - deq(w)| relative to its group's scale (round to nearest: must be
+    <= 0.5; ``clip`` is the group's range [-8, 7] x scale, what a clipped scale leaves out), the
+    share of weights outside that range, and the relative RMS error against the original ``w``."""
     from safetensors.torch import load_file
 
     orig = load_file(str(Path(src) / "model.safetensors"))
@@ -206,9 +241,13 @@ def weight_errors(src: str | Path, dst: str | Path) -> dict[str, dict[str, float
         w, d = orig[base + ".weight"].float(), deq[base + ".weight"].float()
         scale = raw[base + ".weight_scale"].float()
         group = w.shape[1] // scale.shape[1]
-        err = (w - d).abs().reshape(w.shape[0], scale.shape[1], group) / scale.unsqueeze(-1)
+        s = scale.unsqueeze(-1)
+        wg = w.reshape(w.shape[0], scale.shape[1], group)
+        clipped = torch.maximum(torch.minimum(wg, 7 * s), -8 * s)
+        err = (clipped - d.reshape(wg.shape)).abs() / s
         report[base] = {
             "max_err_in_scales": float(err.max()),
+            "clipped_share": float((clipped != wg).float().mean()),
             "rel_rms": float((w - d).pow(2).mean().sqrt() / w.pow(2).mean().sqrt()),
         }
     return report
@@ -223,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("src", type=Path)
     e.add_argument("dst", type=Path)
     e.add_argument("--group-size", type=int, default=128, choices=[32, 64, 128])
+    e.add_argument(
+        "--no-clip-search", action="store_true", help="plain per-group min-max scales (no clipping search)"
+    )
     v = sub.add_parser("verify", help="compare dequantized weights with the originals")
     v.add_argument("src", type=Path)
     v.add_argument("dst", type=Path)
@@ -232,7 +274,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.cmd == "export":
-            export(args.src, args.dst, Int4Config(group_size=args.group_size))
+            export(
+                args.src,
+                args.dst,
+                Int4Config(group_size=args.group_size, clip_search=not args.no_clip_search),
+            )
             print(f"wrote {args.dst}")
         elif args.cmd == "verify":
             rep = weight_errors(args.src, args.dst)

@@ -54,6 +54,41 @@ def test_dequantized_weights_within_half_a_step(tiny_checkpoint, exported):
     assert int4.main(["verify", str(tiny_checkpoint), str(exported)]) == 0
 
 
+def test_clip_search_never_does_worse_than_min_max(tiny_checkpoint, exported, tmp_path):
+    plain = int4.export(
+        tiny_checkpoint, tmp_path / "minmax", int4.Int4Config(group_size=64, clip_search=False)
+    )
+    searched = int4.weight_errors(tiny_checkpoint, exported)  # the default: clipping search
+    minmax = int4.weight_errors(tiny_checkpoint, plain)
+    # min-max "clips" only the top half step of the positive side ([-8, 7] x max/7.5); the search
+    # trades more outliers for finer steps
+    assert sum(r["clipped_share"] for r in searched.values()) > sum(
+        r["clipped_share"] for r in minmax.values()
+    )
+    for name in minmax:
+        assert searched[name]["rel_rms"] <= minmax[name]["rel_rms"] + 1e-6, name
+    total = sum(r["rel_rms"] for r in searched.values()) / sum(r["rel_rms"] for r in minmax.values())
+    assert total < 0.97  # a real gain on random weights, not a tie
+
+
+def test_qparams_pick_the_least_error_scale_per_group():
+    from thought_model.int4 import Int4Config, _qparams, _scheme
+
+    torch.manual_seed(0)
+    g = torch.distributions.StudentT(3.0).sample((8, 16, 128))  # heavy tails, as trained weights have
+    args = _scheme(128).weights
+
+    def err(scale: torch.Tensor) -> torch.Tensor:
+        s = scale.float().unsqueeze(-1)
+        return (torch.clamp(torch.round(g / s), -8, 7) * s - g).pow(2).sum(-1)
+
+    plain, _ = _qparams(g, args, Int4Config(clip_search=False))
+    best, _ = _qparams(g, args, Int4Config())
+    assert torch.all(err(best) <= err(plain) + 1e-5)  # never worse, group by group
+    assert err(best).sum() < 0.9 * err(plain).sum()  # and better on heavy tails (16 % here)
+    assert torch.all(best <= plain + 1e-7)  # shrinking only: never a coarser scale
+
+
 def test_our_unpacking_equals_compressed_tensors_decompression(exported):
     from transformers import AutoModelForCausalLM
 
