@@ -285,6 +285,10 @@ class ComposingEngine(ComposerPasses, PlanEngine):
     def ready(self) -> bool:
         return self.inner.ready
 
+    @property
+    def decode_process(self) -> Any:
+        return self.inner.decode_process
+
     # -- steps -----------------------------------------------------------------------------
     def _better_worded(self, plan: ThoughtPlan, before: object, masked: str) -> bool:
         """Whether the clause plans, at the whole plan's size, swap the whole plan's tools for ones the

@@ -25,6 +25,8 @@ import threading
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 from router.metrics import REGISTRY as ROUTER_REGISTRY
 
@@ -192,6 +194,40 @@ OBSERVATIONS = Counter(
     "tao_observations_total", "observation checks by tool and validity", ["tool", "valid"], registry=REGISTRY
 )
 ENGINE_READY = Gauge("tao_plan_engine_ready", "1 when the plan engine is loaded", registry=REGISTRY)
+
+
+class DecodeProcessCollector(Collector):
+    """The plan engine's decode process (``tao serve`` decodes in a child process), read at
+    scrape time: ``tao_plan_decode_process_up`` (1 while a child is serving, 0 while it restarts
+    or after a failed restart), ``tao_plan_decode_process_exits_total`` (children that ended while
+    the engine was open: crashes, OOM kills) and ``tao_plan_decode_process_restarts_total``
+    (children started again). Nothing is exported when decoding runs in the server process."""
+
+    def __init__(self) -> None:
+        self._engine: Any = None
+
+    def set_engine(self, engine: Any) -> None:
+        self._engine = engine
+
+    def collect(self) -> list[Metric]:
+        proc = getattr(self._engine, "decode_process", None)
+        if proc is None:
+            return []
+        up = GaugeMetricFamily("tao_plan_decode_process_up", "1 while the plan decode process serves")
+        up.add_metric([], 1.0 if proc.alive else 0.0)
+        exits = CounterMetricFamily(
+            "tao_plan_decode_process_exits", "plan decode processes that ended while the engine was open"
+        )
+        exits.add_metric([], float(proc.exits))
+        restarts = CounterMetricFamily(
+            "tao_plan_decode_process_restarts", "plan decode processes started again after one ended"
+        )
+        restarts.add_metric([], float(proc.restarts))
+        return [up, exits, restarts]
+
+
+DECODE_PROCESS = DecodeProcessCollector()
+REGISTRY.register(DECODE_PROCESS)
 
 
 def record_plan_stats(

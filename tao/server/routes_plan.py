@@ -32,7 +32,7 @@ from tao.loop.resolve import ResolveError, for_check, resolve_plan, user_id_chec
 from tao.server import request_text
 from tao.server.config import ServerConfig
 from tao.server.errors import ApiError
-from tao.server.metrics import ENGINE_READY, PLAN_RESULTS, STAGE_LATENCY, record_plan_stats
+from tao.server.metrics import DECODE_PROCESS, ENGINE_READY, PLAN_RESULTS, STAGE_LATENCY, record_plan_stats
 from tao.server.routes_core import add_readiness
 
 log = logging.getLogger("tao.server.plan")
@@ -91,6 +91,7 @@ class EngineHolder:
             if self.config.grammar_warmup:  # ready only once the frequent grammars are compiled
                 self.warmup = warm_grammars(engine, self.config.domain())
             self.engine = engine
+            DECODE_PROCESS.set_engine(engine)
             ENGINE_READY.set(1)
             log.info(
                 "plan engine %s loaded from %s in %.1fs",

@@ -48,6 +48,19 @@ def _decode_children(pid: int) -> list[int]:
     return found
 
 
+def _decode_metrics(base: str) -> dict[str, float]:
+    """The ``tao_plan_decode_process_*`` samples of ``/metrics`` (name suffix -> value)."""
+    text = httpx.get(base + "/metrics", timeout=10).text
+    prefix = "tao_plan_decode_process_"
+    out = {}
+    for line in text.splitlines():
+        if line.startswith(prefix) and not line.endswith("_created"):
+            name, value = line.split()[:2]
+            if not name.endswith("_created"):
+                out[name[len(prefix) :]] = float(value)
+    return out
+
+
 def _serve(tmp_path: Path, env: dict[str, str]) -> ServeProcess:
     srv = ServeProcess(["--engine", "cpu"], tmp_path / "serve.log", env={"TAO_API_KEY": "", **env})
     try:
@@ -62,6 +75,7 @@ def test_a_killed_decode_process_is_a_503_then_restarted(tmp_path: Path) -> None
     srv = _serve(tmp_path, {"TAO_DECODE_PROCESS": "1"})
     try:
         [child] = _decode_children(srv.proc.pid)
+        assert _decode_metrics(srv.base) == {"up": 1.0, "exits_total": 0.0, "restarts_total": 0.0}
         ok = httpx.post(srv.base + "/v1/plan", json=BODY, timeout=30)
         assert ok.status_code == 200, ok.text
         assert ok.json()["plan"]["steps"][0]["tool"] == "get_order_status"
@@ -84,6 +98,7 @@ def test_a_killed_decode_process_is_a_503_then_restarted(tmp_path: Path) -> None
         ready = httpx.get(srv.base + "/readyz", timeout=10)  # a new child imports torch: seconds
         assert ready.status_code == 503, ready.text
         assert ready.json()["checks"]["plan_engine"].startswith("restarting"), ready.text
+        assert _decode_metrics(srv.base)["exits_total"] == 1.0
         end = time.monotonic() + 180
         while time.monotonic() < end:
             r = httpx.post(srv.base + "/v1/plan", json=BODY, timeout=30)
@@ -95,6 +110,7 @@ def test_a_killed_decode_process_is_a_503_then_restarted(tmp_path: Path) -> None
         assert r.json()["plan"]["steps"] == ok.json()["plan"]["steps"]  # the same plan as before
         [again] = _decode_children(srv.proc.pid)
         assert again != child
+        assert _decode_metrics(srv.base) == {"up": 1.0, "exits_total": 1.0, "restarts_total": 1.0}
         assert srv.proc.poll() is None  # the server itself never went down
     finally:
         srv.stop()
@@ -105,6 +121,7 @@ def test_the_switch_keeps_decoding_in_the_server_process(tmp_path: Path) -> None
     srv = _serve(tmp_path, {"TAO_DECODE_PROCESS": "0"})
     try:
         assert _decode_children(srv.proc.pid) == []
+        assert _decode_metrics(srv.base) == {}  # nothing exported without a child
         r = httpx.post(srv.base + "/v1/plan", json=BODY, timeout=30)
         assert r.status_code == 200, r.text
     finally:

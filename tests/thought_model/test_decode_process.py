@@ -16,7 +16,7 @@ from tao.contracts import ErrorType
 from thought_model.engine.base import EngineUnavailableError, PlanRequest
 from thought_model.engine.codec import GenericCodec
 from thought_model.engine.cpu import CpuEngine, CpuEngineConfig
-from thought_model.engine.decode import DecodeConfig
+from thought_model.engine.decode import DecodeConfig, Row
 from thought_model.engine.decode_process import DecodeProcessConfig
 from thought_model.engine.scheduler import SchedulerConfig
 
@@ -123,6 +123,42 @@ def test_cancelled_callers_leave_nothing_pending(remote) -> None:
     assert res.stats.generated_tokens > 0
 
 
+def _slow_schema(tag: str) -> dict:
+    """A schema xgrammar needs seconds to compile (an enum of 8,000 strings)."""
+    values = [f"{tag}-{i}-{i * 7919 % 10007}" for i in range(8000)]
+    return {"type": "object", "properties": {"x": {"enum": values}}, "required": ["x"]}
+
+
+def test_a_cold_grammar_compiles_beside_the_rows_of_warm_ones(remote) -> None:
+    """A grammar compiles on the child's compile thread: a row of a known grammar sent after a
+    slow compile is decoded meanwhile; the warm-up's sync still waits for the compile; a row of
+    the grammar being compiled waits for it, and one cancelled while it waits is dropped."""
+    proc = remote._proc
+    warm = remote._prepare(REQUESTS[0], time.perf_counter())
+    assert isinstance(warm, Row) and warm.grammar_id is not None
+    t0 = time.perf_counter()
+    slow = proc.grammar_id(("test-slow", "a"), lambda: _slow_schema("a"))
+    done_at: list[float] = []
+    fut = proc.submit(warm)
+    fut.add_done_callback(lambda f: done_at.append(time.perf_counter()))
+    assert proc.sync(timeout=300)
+    synced_at = time.perf_counter()
+    assert fut.done() and fut.result().error is None and fut.result().out_ids
+    # in order, the row would only have been taken after the compile (~3 s here)
+    assert done_at[0] - t0 < 0.5 * (synced_at - t0), (done_at[0] - t0, synced_at - t0)
+
+    ids = warm.prompt_ids
+    held = proc.grammar_id(("test-slow", "b"), lambda: _slow_schema("b"))
+    waiting = proc.submit(Row(prompt_ids=ids, grammar=None, grammar_id=held, max_new=24))
+    dropped = proc.submit(Row(prompt_ids=ids, grammar=None, grammar_id=held, max_new=24))
+    dropped.cancel()
+    row = waiting.result(timeout=300)  # decoded under the grammar once it compiled
+    assert row.done and (row.error is not None or row.out_ids)
+    assert dropped.cancelled() and proc.waiting == 0
+    [res] = remote.generate([REQUESTS[0]])  # the child still serves
+    assert res.stats.generated_tokens > 0
+
+
 def test_config_round_trips_through_json() -> None:
     cfg = DecodeProcessConfig(
         "ckpt", threads=2, decode=DecodeConfig(max_new_tokens=7), scheduler=SchedulerConfig(max_batch=3)
@@ -153,6 +189,7 @@ def test_a_killed_child_fails_its_rows_typed_and_is_restarted(tiny_checkpoint, l
         while (proc.restarts < 1 or not proc.alive) and time.monotonic() < end:
             time.sleep(0.1)
         assert proc.restarts == 1 and proc.alive and proc.pid != first
+        assert proc.exits == 1 and eng.decode_process is proc
         want = local.generate(REQUESTS)
         got = eng.generate(REQUESTS)  # the restarted child has the grammars again
         for a, b in zip(want, got, strict=True):
@@ -160,3 +197,4 @@ def test_a_killed_child_fails_its_rows_typed_and_is_restarted(tiny_checkpoint, l
     finally:
         eng.close()
     assert not eng._proc.alive
+    assert proc.exits == 1  # a close is not an exit

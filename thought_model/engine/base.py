@@ -87,5 +87,11 @@ class PlanEngine(ABC):
         """Release threads / processes held by the engine."""
 
     @property
+    def decode_process(self) -> Any:
+        """The child process decoding for this engine (its ``alive``, ``exits`` and ``restarts``
+        are exported as metrics by the server), or None when there is none."""
+        return None
+
+    @property
     def ready(self) -> bool:
         return True

@@ -230,6 +230,12 @@ class CpuEngine(PlanEngine):
         sends plans to another replica meanwhile."""
         return self._proc is None or self._proc.alive
 
+    @property
+    def decode_process(self) -> DecodeProcess | None:
+        """The child process that decodes (None when decoding runs in this process): its
+        ``alive``, ``exits`` and ``restarts`` are exported as metrics by the server."""
+        return self._proc
+
     # -- internals ----------------------------------------------------------------------------
     def _decode_rows(self, rows: list[Row]) -> list[Row]:
         with self._lock, torch.inference_mode():

@@ -8,12 +8,13 @@ interpreter of its own.
 
 Protocol (one socket pair, pickled tuples, in order):
 
-- parent → child: ``(GRAMMAR, gid, schema)`` compiles a plan grammar now (a warm-up or the first
-  request of a slot set) and keeps it under ``gid``; ``(ROW, rid, prompt_ids, gid, deadline,
+- parent → child: ``(GRAMMAR, gid, schema)`` compiles a plan grammar (a warm-up or the first
+  request of a slot set; on the child's compile thread, so rows of other grammars keep flowing in)
+  and keeps it under ``gid``; ``(ROW, rid, prompt_ids, gid, deadline,
   max_new)`` decodes one row (``deadline`` is a ``time.perf_counter()`` value: CLOCK_MONOTONIC,
   the same clock in both processes); ``(CANCEL, rid)`` drops a row whose caller left;
-  ``(SYNC, n)`` asks for ``(SYNCED, n)`` once everything before it was taken (the warm-up waits
-  on it); ``(CLEAR,)`` forgets every grammar id.
+  ``(SYNC, n)`` asks for ``(SYNCED, n)`` once everything before it was taken and every grammar
+  sent before it compiled (the warm-up waits on it); ``(CLEAR,)`` forgets every grammar id.
 - child → parent: ``(READY, pid)`` once loaded; ``(DONE, rid, out_ids, stats, error)`` per row.
 
 If the child dies, every row in flight fails with :class:`EngineUnavailableError` (a 503 with
@@ -36,11 +37,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Hashable
-from concurrent.futures import Future, InvalidStateError
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
 
 from thought_model.engine.base import EngineUnavailableError
 from thought_model.engine.decode import DecodeConfig, Row
@@ -83,6 +83,14 @@ def _send(conn: Connection, lock: threading.Lock, msg: tuple) -> None:
         conn.send_bytes(data)
 
 
+def _quiet_send(conn: Connection, lock: threading.Lock, msg: tuple) -> None:
+    """:func:`_send` where a closed parent only means nobody is listening any more."""
+    try:
+        _send(conn, lock, msg)
+    except OSError:
+        pass
+
+
 # --------------------------------------------------------------------------------- parent side
 class DecodeProcess:
     """The parent's handle: ``submit(row) -> Future`` like :class:`ContinuousBatcher` (the row's
@@ -101,7 +109,8 @@ class DecodeProcess:
         self._syncs: dict[int, threading.Event] = {}
         self._sync_ids = itertools.count(1)
         self._closing = False
-        self.restarts = 0
+        self.exits = 0  # times the child ended while the engine was open (a crash, a kill)
+        self.restarts = 0  # times a new child was started after one ended
         self._conn: Connection | None = None
         self._proc: subprocess.Popen | None = None
         self._start()
@@ -261,6 +270,7 @@ class DecodeProcess:
         if closing:
             return
         code = proc.poll()
+        self.exits += 1
         log.error("decode process %d ended (exit %s); rows in flight fail, restarting", proc.pid, code)
         self._fail_pending(EngineUnavailableError("the decode process ended; retry"))
         for ev in list(self._syncs.values()):
@@ -309,11 +319,19 @@ def _child(conn: Connection, cfg: DecodeProcessConfig) -> None:
         name="decode-process",
     )
     send_lock = threading.Lock()
-    grammars: dict[int, Any] = {}  # gid -> CompiledGrammar, or the compile error's text
+    # gid -> the compile's Future (its exception: the schema has no grammar). Compiles run on a
+    # thread of their own, in order: a cold slot set does not hold up the intake of other rows
+    # (xgrammar releases the interpreter lock while it compiles); a row of a grammar still
+    # compiling waits for it in ``held``.
+    compiler = ThreadPoolExecutor(1, thread_name_prefix="grammar-compile")
+    grammars: dict[int, Future] = {}
     futures: dict[int, Future] = {}
+    held: set[int] = set()  # rows waiting for their grammar
+    lock = threading.RLock()  # a row failing inside submit runs reply() on this thread
 
     def reply(rid: int, fut: Future) -> None:
-        futures.pop(rid, None)
+        with lock:
+            futures.pop(rid, None)
         if fut.cancelled():
             return
         exc = fut.exception()
@@ -324,10 +342,25 @@ def _child(conn: Connection, cfg: DecodeProcessConfig) -> None:
             st = r.stats
             stats = (st.prompt_tokens, st.generated_tokens, st.forward_passes, st.jump_forward_tokens)
             msg = (DONE, rid, r.out_ids, stats, r.error)
-        try:
-            _send(conn, send_lock, msg)
-        except OSError:
-            pass
+        _quiet_send(conn, send_lock, msg)
+
+    def start(rid: int, ids: list[int], g: Future, deadline: float | None, max_new: int) -> None:
+        exc = g.exception()
+        if exc is not None:
+            why = f"{type(exc).__name__}: {exc}"[:300]
+            _quiet_send(conn, send_lock, (DONE, rid, [], (len(ids), 0, 0, 0), f"grammar_compile: {why}"))
+            return
+        with lock:
+            fut = batcher.submit(Row(prompt_ids=ids, grammar=g.result(), deadline=deadline, max_new=max_new))
+            futures[rid] = fut
+        fut.add_done_callback(lambda f, rid=rid: reply(rid, f))
+
+    def release(rid: int, ids: list[int], g: Future, deadline: float | None, max_new: int) -> None:
+        with lock:
+            if rid not in held:  # cancelled while its grammar compiled
+                return
+            held.discard(rid)
+        start(rid, ids, g, deadline, max_new)
 
     gc.collect()
     gc.freeze()  # the loaded model and libraries are never garbage: keep them out of collections
@@ -341,27 +374,29 @@ def _child(conn: Connection, cfg: DecodeProcessConfig) -> None:
         if kind == ROW:
             _, rid, ids, gid, deadline, max_new = msg
             g = grammars.get(gid)
-            if g is None or isinstance(g, str):
-                why = g or f"unknown grammar id {gid}"
+            if g is None:
+                why = f"unknown grammar id {gid}"
                 _send(conn, send_lock, (DONE, rid, [], (len(ids), 0, 0, 0), f"grammar_compile: {why}"))
-                continue
-            fut = batcher.submit(Row(prompt_ids=ids, grammar=g, deadline=deadline, max_new=max_new))
-            futures[rid] = fut
-            fut.add_done_callback(lambda f, rid=rid: reply(rid, f))
+            elif g.done():
+                start(rid, ids, g, deadline, max_new)
+            else:
+                with lock:
+                    held.add(rid)
+                g.add_done_callback(lambda g, a=(rid, ids, deadline, max_new): release(a[0], a[1], g, *a[2:]))
         elif kind == GRAMMAR:
             _, gid, schema = msg
-            try:
-                grammars[gid] = cache.get(schema)
-            except Exception as exc:
-                grammars[gid] = f"{type(exc).__name__}: {exc}"[:300]
+            grammars[gid] = compiler.submit(cache.get, schema)
         elif kind == CANCEL:
-            f = futures.pop(msg[1], None)
+            with lock:
+                held.discard(msg[1])
+                f = futures.pop(msg[1], None)
             if f is not None:
                 f.cancel()
-        elif kind == SYNC:
-            _send(conn, send_lock, (SYNCED, msg[1]))
+        elif kind == SYNC:  # after every compile sent before it (one compile thread, in order)
+            compiler.submit(_quiet_send, conn, send_lock, (SYNCED, msg[1]))
         elif kind == CLEAR:
             grammars.clear()
+    compiler.shutdown(wait=False, cancel_futures=True)
     batcher.close()
 
 
