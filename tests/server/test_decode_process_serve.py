@@ -76,6 +76,9 @@ def test_a_killed_decode_process_is_a_503_then_restarted(tmp_path: Path) -> None
     try:
         [child] = _decode_children(srv.proc.pid)
         assert _decode_metrics(srv.base) == {"up": 1.0, "exits_total": 0.0, "restarts_total": 0.0}
+        maps = Path(f"/proc/{srv.proc.pid}/maps").read_text()
+        assert "libtorch" not in maps and "xgrammar" not in maps  # the model lives in the child only
+        assert "libtorch" in Path(f"/proc/{child}/maps").read_text()
         ok = httpx.post(srv.base + "/v1/plan", json=BODY, timeout=30)
         assert ok.status_code == 200, ok.text
         assert ok.json()["plan"]["steps"][0]["tool"] == "get_order_status"

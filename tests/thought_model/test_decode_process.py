@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -137,7 +139,7 @@ def test_a_cold_grammar_compiles_beside_the_rows_of_warm_ones(remote) -> None:
     warm = remote._prepare(REQUESTS[0], time.perf_counter())
     assert isinstance(warm, Row) and warm.grammar_id is not None
     t0 = time.perf_counter()
-    slow = proc.grammar_id(("test-slow", "a"), lambda: _slow_schema("a"))
+    proc.grammar_id(("test-slow", "a"), lambda: _slow_schema("a"))
     done_at: list[float] = []
     fut = proc.submit(warm)
     fut.add_done_callback(lambda f: done_at.append(time.perf_counter()))
@@ -157,6 +159,25 @@ def test_a_cold_grammar_compiles_beside_the_rows_of_warm_ones(remote) -> None:
     assert dropped.cancelled() and proc.waiting == 0
     [res] = remote.generate([REQUESTS[0]])  # the child still serves
     assert res.stats.generated_tokens > 0
+
+
+def test_the_parent_loads_neither_torch_nor_xgrammar(tiny_checkpoint) -> None:
+    """With a decode process the parent keeps only the tokenizer and the codec: a fresh
+    interpreter plans through the child without importing torch or xgrammar (~0.5 GB per worker)."""
+    code = (
+        "import sys\n"
+        "from thought_model.engine.codec import GenericCodec\n"
+        "from thought_model.engine.cpu import CpuEngine, CpuEngineConfig\n"
+        "from thought_model.engine.base import PlanRequest\n"
+        f"e = CpuEngine({str(tiny_checkpoint)!r}, CpuEngineConfig(decode_process=True), codec=GenericCodec())\n"
+        f"[r] = e.generate([PlanRequest({TEXTS[0]!r}, tools={BOUNDED!r})])\n"
+        "assert r.stats.generated_tokens > 0, r\n"
+        "e.close()\n"
+        "print(sorted(m for m in ('torch', 'xgrammar') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
 
 
 def test_config_round_trips_through_json() -> None:

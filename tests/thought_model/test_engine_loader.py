@@ -56,3 +56,27 @@ def test_load_cpu_engine(tiny_checkpoint, monkeypatch):
         assert isinstance(eng, CpuEngine) and eng.name == "cpu"
     finally:
         eng.close()
+
+
+def test_auto_asks_torch_about_a_gpu_only_where_a_driver_is() -> None:
+    """``auto`` on a machine with no NVIDIA driver picks ``cpu`` without importing torch (a
+    decode process's parent never loads it)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys\n"
+        "from thought_model.engine.loader import resolve_kind\n"
+        "kind = resolve_kind('auto')\n"
+        "print(kind, 'torch' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TAO_ENGINE"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    driver = Path("/proc/driver/nvidia/gpus").is_dir() or Path("/dev/nvidiactl").exists()
+    if not driver:
+        assert out.stdout.split() == ["cpu", "False"], out.stdout
+    else:  # a GPU host: torch was asked, and said whether CUDA works
+        assert out.stdout.split()[1] == "True", out.stdout

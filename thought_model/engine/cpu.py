@@ -17,20 +17,22 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import torch
-import xgrammar as xgr
+from typing import TYPE_CHECKING, Any
 
 from tao.contracts import ErrorInfo, ErrorType
 from thought_model.checkpoint import checkpoint_domain
 from thought_model.engine.base import EngineUnavailableError, PlanEngine, PlanRequest, PlanResult
 from thought_model.engine.batcher import BatcherConfig, DynamicBatcher
 from thought_model.engine.codec import PlanCodec, decoded_result, default_codec
-from thought_model.engine.decode import DecodeBatch, DecodeConfig, Decoder, Row
 from thought_model.engine.decode_process import DecodeProcess, DecodeProcessConfig
-from thought_model.engine.lean import LeanLlama
+from thought_model.engine.rows import DecodeConfig, Row, row_text
 from thought_model.engine.scheduler import ContinuousBatcher, SchedulerConfig
+
+if TYPE_CHECKING:  # torch and xgrammar load only where a model runs (not in a decode process's parent)
+    import xgrammar as xgr
+
+    from thought_model.engine.decode import Decoder
+    from thought_model.engine.lean import LeanLlama
 
 
 class Scheduling(enum.Enum):
@@ -63,15 +65,52 @@ class CpuEngineConfig:
 
 
 def load_tokenizer(checkpoint: Path):
+    """The checkpoint's tokenizer. The project's checkpoints name ``PreTrainedTokenizerFast`` (or,
+    saved by transformers 5, ``TokenizersBackend``: the same class): it is loaded directly, the
+    object ``AutoTokenizer`` returns, without the torch import ``AutoTokenizer`` makes (a decode
+    process's parent never loads torch). Any other class goes through ``AutoTokenizer``."""
+    try:
+        cls = json.loads((checkpoint / "tokenizer_config.json").read_text()).get("tokenizer_class")
+    except (OSError, ValueError):
+        cls = None
+    if cls in ("PreTrainedTokenizerFast", "TokenizersBackend"):
+        from transformers import PreTrainedTokenizerFast
+
+        return PreTrainedTokenizerFast.from_pretrained(str(checkpoint))
     from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(str(checkpoint))
 
 
+@dataclass(frozen=True)
+class ModelLimits:
+    """What the request side needs to know of the model (``config.json``, no weights)."""
+
+    vocab_size: int
+    eos_id: int
+    max_positions: int
+
+
+def model_limits(checkpoint: Path, tokenizer: Any) -> ModelLimits:
+    """Vocabulary size, EOS id and context window from ``config.json`` (as ``load_model`` and
+    :class:`~thought_model.engine.lean.LeanLlama` read them)."""
+    cfg = json.loads((checkpoint / "config.json").read_text())
+    eos = cfg.get("eos_token_id")
+    eos = tokenizer.eos_token_id if eos is None else eos
+    return ModelLimits(
+        vocab_size=int(cfg["vocab_size"]),
+        eos_id=int(eos[0] if isinstance(eos, list) else eos),
+        max_positions=int(cfg["max_position_embeddings"]),
+    )
+
+
 def load_model(checkpoint: Path, dtype: str = "float32") -> tuple[LeanLlama, Any, int, int]:
     """The lean model, tokenizer, vocabulary size and EOS id of a checkpoint (the engine and its
     decode process load the same way)."""
+    import torch
     from transformers import LlamaForCausalLM
+
+    from thought_model.engine.lean import LeanLlama
 
     hf = LlamaForCausalLM.from_pretrained(str(checkpoint), dtype=getattr(torch, dtype)).eval()
     tokenizer = load_tokenizer(checkpoint)
@@ -104,6 +143,8 @@ class GrammarCache:
     """Compiles each distinct JSON Schema once per tokenizer and keeps it."""
 
     def __init__(self, tokenizer, vocab_size: int, eos_id: int) -> None:
+        import xgrammar as xgr
+
         info = xgr.TokenizerInfo.from_huggingface(tokenizer, vocab_size=vocab_size, stop_token_ids=[eos_id])
         self._compiler = xgr.GrammarCompiler(info, max_threads=1)
         self._cache: dict[str, xgr.CompiledGrammar] = {}
@@ -136,18 +177,23 @@ class CpuEngine(PlanEngine):
         self.checkpoint = Path(checkpoint)
         self.cfg = config or CpuEngineConfig()
         self.codec = codec or default_codec(checkpoint_domain(checkpoint))
-        torch.set_num_threads(self.cfg.threads)
-        # the parent keeps the model too (11 MB): generate_batch, text decoding and the limits
-        self.model, self.tokenizer, self.vocab_size, self.eos_id = load_model(self.checkpoint, self.cfg.dtype)
-        self.grammars = GrammarCache(self.tokenizer, self.vocab_size, self.eos_id)
+        self.tokenizer = load_tokenizer(self.checkpoint)
+        limits = model_limits(self.checkpoint, self.tokenizer)
+        self.vocab_size, self.eos_id, self.max_positions = (
+            limits.vocab_size,
+            limits.eos_id,
+            limits.max_positions,
+        )
         self._by_tools: dict[tuple[tuple[str, ...] | None, frozenset[str] | None], xgr.CompiledGrammar] = {}
-        self.decoder = Decoder(self.model, self.tokenizer, self.vocab_size, self.eos_id, self.cfg.decode)
         self._lock = threading.Lock()  # one forward at a time (scheduler steps, generate_batch)
+        self._local_parts: tuple[LeanLlama, GrammarCache, Decoder] | None = None
+        self._load_lock = threading.Lock()  # not self._lock: a scheduler step holds that one
         self._prompt_ids: dict[str, tuple[int, ...]] = {}  # masked prompts repeat: tokenized once
-        on_start = lambda: torch.set_num_threads(self.cfg.threads)  # noqa: E731
         self._batcher: ContinuousBatcher | DynamicBatcher | DecodeProcess
         self._proc: DecodeProcess | None = None
         if self.cfg.decode_process:
+            # the model, torch and xgrammar live in the child; this process loads them only if
+            # generate_batch (benchmarks, tests) asks to decode here
             self._proc = DecodeProcess(
                 DecodeProcessConfig(
                     checkpoint=str(self.checkpoint),
@@ -158,12 +204,46 @@ class CpuEngine(PlanEngine):
                 )
             )
             self._batcher = self._proc
-        elif self.cfg.scheduling is Scheduling.CONTINUOUS:
+            return
+        import torch
+
+        torch.set_num_threads(self.cfg.threads)
+        on_start = lambda: torch.set_num_threads(self.cfg.threads)  # noqa: E731
+        self._local()
+        if self.cfg.scheduling is Scheduling.CONTINUOUS:
+            from thought_model.engine.decode import DecodeBatch
+
             self._batcher = ContinuousBatcher(
                 lambda n: DecodeBatch(self.decoder, n), self.cfg.scheduler, self._lock, on_start
             )
         else:
             self._batcher = DynamicBatcher(self._decode_rows, self.cfg.batch, on_start=on_start)
+
+    def _local(self) -> tuple[LeanLlama, GrammarCache, Decoder]:
+        """The model, grammar cache and decoder of this process (loaded on first use)."""
+        if self._local_parts is not None:
+            return self._local_parts
+        with self._load_lock:
+            if self._local_parts is None:
+                from thought_model.engine.decode import Decoder
+
+                model, _, _, _ = load_model(self.checkpoint, self.cfg.dtype)
+                grammars = GrammarCache(self.tokenizer, self.vocab_size, self.eos_id)
+                decoder = Decoder(model, self.tokenizer, self.vocab_size, self.eos_id, self.cfg.decode)
+                self._local_parts = (model, grammars, decoder)
+            return self._local_parts
+
+    @property
+    def model(self) -> LeanLlama:
+        return self._local()[0]
+
+    @property
+    def grammars(self) -> GrammarCache:
+        return self._local()[1]
+
+    @property
+    def decoder(self) -> Decoder:
+        return self._local()[2]
 
     # -- public API ---------------------------------------------------------------------------
     def generate(self, requests: list[PlanRequest]) -> list[PlanResult]:
@@ -203,7 +283,7 @@ class CpuEngine(PlanEngine):
         """Compile (and cache) the grammars of ``slot_sets`` for the tool subset ``tools`` now, so
         the first requests with those slot sets are not cold. Returns counts and seconds."""
         t0 = time.perf_counter()
-        before = len(self.grammars)
+        before = len(self.grammars) if self._proc is None else 0
         failed = 0
         for slots in dict.fromkeys(slot_sets):
             try:
@@ -238,8 +318,11 @@ class CpuEngine(PlanEngine):
 
     # -- internals ----------------------------------------------------------------------------
     def _decode_rows(self, rows: list[Row]) -> list[Row]:
+        import torch
+
+        decoder = self.decoder
         with self._lock, torch.inference_mode():
-            self.decoder.run(rows)
+            decoder.run(rows)
         return rows
 
     def _encode(self, request: PlanRequest) -> tuple[str, object, tuple] | PlanResult:
@@ -287,7 +370,7 @@ class CpuEngine(PlanEngine):
         except Exception as exc:
             return self._bad_request(request, exc)
         ids = self._ids(prompt)
-        limit = min(self.cfg.max_prompt_tokens, self.model.max_positions - 16)
+        limit = min(self.cfg.max_prompt_tokens, self.max_positions - 16)
         if len(ids) > limit:
             return PlanResult(
                 error=ErrorInfo(
@@ -302,7 +385,7 @@ class CpuEngine(PlanEngine):
             grammar=None if isinstance(grammar, int) else grammar,
             grammar_id=grammar if isinstance(grammar, int) else None,
             deadline=deadline,
-            max_new=self.model.max_positions - len(ids),
+            max_new=self.max_positions - len(ids),
         )
         row.ctx = ctx
         return row
@@ -338,7 +421,7 @@ class CpuEngine(PlanEngine):
         return hit
 
     def _finish(self, req: PlanRequest, row: Row, submitted: float) -> PlanResult:
-        text = self.decoder.text(row)
+        text = row_text(self.tokenizer, self.eos_id, row.out_ids)
         row.stats.ms = (time.perf_counter() - submitted) * 1000.0
         if row.error == "deadline":
             return PlanResult(

@@ -13,39 +13,14 @@ back; nothing is recomputed.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any
 
 import torch
 import xgrammar as xgr
 
-from thought_model.engine.base import GenerationStats
 from thought_model.engine.lean import LeanLlama
+from thought_model.engine.rows import DecodeConfig, Row, row_text
 
-
-@dataclass
-class DecodeConfig:
-    max_new_tokens: int = 512
-    jump_forward: bool = True
-    max_draft: int = 64  # longest forced run fed in one pass (a single row)
-    batch_draft_tokens: int = 32  # with several rows, drafts per row <= this / rows (padding costs)
-    min_batch_draft: int = 4
-
-
-@dataclass
-class Row:
-    """One sequence being decoded."""
-
-    prompt_ids: list[int]
-    grammar: xgr.CompiledGrammar | None  # None in a parent whose decode runs in a child process
-    deadline: float | None = None  # time.perf_counter() value
-    max_new: int | None = None  # per-row limit (context window); default DecodeConfig.max_new_tokens
-    out_ids: list[int] = field(default_factory=list)
-    stats: GenerationStats = field(default_factory=GenerationStats)
-    error: str | None = None  # "deadline" | "length" | "grammar"
-    done: bool = False
-    ctx: Any = None  # the codec's per-request context (handed back to its parser)
-    grammar_id: int | None = None  # the grammar's id in a decode process (engine.decode_process)
+__all__ = ["DecodeBatch", "DecodeConfig", "Decoder", "Row"]
 
 
 class Decoder:
@@ -145,8 +120,7 @@ class Decoder:
         return best
 
     def text(self, row: Row) -> str:
-        ids = [t for t in row.out_ids if t != self.eos_id]
-        return self.tok.decode(ids, skip_special_tokens=False)
+        return row_text(self.tok, self.eos_id, row.out_ids)
 
 
 class DecodeBatch:

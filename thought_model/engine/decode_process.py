@@ -43,7 +43,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from thought_model.engine.base import EngineUnavailableError
-from thought_model.engine.decode import DecodeConfig, Row
+from thought_model.engine.rows import DecodeConfig, Row
 from thought_model.engine.scheduler import SchedulerConfig
 
 log = logging.getLogger("tao.engine.decode_process")

@@ -21,8 +21,12 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from thought_model.engine.decode import DecodeBatch, Row
+from thought_model.engine.rows import Row
+
+if TYPE_CHECKING:
+    from thought_model.engine.decode import DecodeBatch
 
 
 @dataclass
