@@ -158,6 +158,8 @@ class AdmissionMiddleware:
 
     def __init__(self, app: Any, gates: dict[str, Gate]) -> None:
         self.app, self.gates = app, gates
+        # the labelled gauge of each gated path, looked up once (labels() locks and hashes)
+        self._in_flight = {path: ADMITTED_IN_FLIGHT.labels(endpoint=path) for path in gates}
 
     async def __call__(self, scope, receive, send) -> None:
         gate = self.gates.get(scope.get("path", "")) if scope["type"] == "http" else None
@@ -169,12 +171,13 @@ class AdmissionMiddleware:
         except Overloaded as exc:
             SHED.labels(endpoint=path).inc()
             return await _reply_overloaded(scope, send, exc)
-        ADMITTED_IN_FLIGHT.labels(endpoint=path).inc()
+        in_flight = self._in_flight.get(path) or ADMITTED_IN_FLIGHT.labels(endpoint=path)
+        in_flight.inc()
         t0 = time.perf_counter()
         try:
             await self.app(scope, receive, send)
         finally:
-            ADMITTED_IN_FLIGHT.labels(endpoint=path).dec()
+            in_flight.dec()
             gate.release(time.perf_counter() - t0)
 
 

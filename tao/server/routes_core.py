@@ -23,9 +23,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import os
 import re
 import time
-import uuid
 import zlib
 
 import orjson
@@ -105,9 +105,9 @@ class CoreMiddleware:
             return await self.app(scope, receive, send)
         headers = {k.lower(): v for k, v in scope.get("headers", [])}
         rid_raw = headers.get(b"x-request-id")
-        request_id = rid_raw.decode("latin-1") if rid_raw else uuid.uuid4().hex
+        request_id = rid_raw.decode("latin-1") if rid_raw else os.urandom(16).hex()
         m = _TRACEPARENT.match(headers.get(b"traceparent", b"").decode("latin-1"))
-        trace_id = m.group(1) if m else uuid.uuid4().hex
+        trace_id = m.group(1) if m else os.urandom(16).hex()  # 32 hex digits, as a W3C trace id
         state = scope.setdefault("state", {})
         state["trace_id"], state["request_id"] = trace_id, request_id
         t_tok, r_tok = TRACE_ID.set(trace_id), REQUEST_ID.set(request_id)
@@ -202,7 +202,8 @@ class CoreMiddleware:
                 if k.lower() not in (b"content-encoding", b"content-length")
             ] + [(b"content-length", str(len(body)).encode())]
         try:
-            await asyncio.wait_for(self.app(scope, receive_limited, send), timeout=self.cfg.request_timeout_s)
+            async with asyncio.timeout(self.cfg.request_timeout_s):  # in this task: wait_for made one
+                await self.app(scope, receive_limited, send)
         except _BodyTooLarge:
             if not started["status"]:
                 await reply(413, "body_too_large", f"request body exceeds {limit} bytes")
