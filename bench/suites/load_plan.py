@@ -221,7 +221,7 @@ def vllm_bodies(texts: list[str]) -> list[bytes]:
     from thought_model.checkpoint import DEFAULT_CHECKPOINT, checkpoint_domain
     from thought_model.engine.base import PlanRequest
     from thought_model.engine.codec import default_codec
-    from thought_model.engine.cpu import _strip_inner_anchors, load_tokenizer
+    from thought_model.engine.loading import _strip_inner_anchors, load_tokenizer
 
     codec = default_codec(checkpoint_domain(DEFAULT_CHECKPOINT))
     tok = load_tokenizer(DEFAULT_CHECKPOINT)

@@ -303,8 +303,8 @@ class DecodeProcess:
 def _child(conn: Connection, cfg: DecodeProcessConfig) -> None:
     import torch
 
-    from thought_model.engine.cpu import GrammarCache, load_model
     from thought_model.engine.decode import DecodeBatch, Decoder
+    from thought_model.engine.loading import GrammarCache, load_model
     from thought_model.engine.scheduler import ContinuousBatcher
 
     torch.set_num_threads(cfg.threads)

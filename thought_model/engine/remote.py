@@ -70,7 +70,7 @@ class VllmServerEngine(PlanEngine):
     ) -> None:
         import openai
 
-        from thought_model.engine.cpu import load_tokenizer
+        from thought_model.engine.loading import load_tokenizer
 
         self.checkpoint = Path(checkpoint)
         self.cfg = config
@@ -116,7 +116,7 @@ class VllmServerEngine(PlanEngine):
     # ------------------------------------------------------------------ one request
     def _body(self, req: PlanRequest) -> tuple[dict[str, Any], Any] | PlanResult:
         """The completion call's arguments for ``req``, or a typed result when it cannot be asked."""
-        from thought_model.engine.cpu import _strip_inner_anchors
+        from thought_model.engine.loading import _strip_inner_anchors
 
         try:
             prompt, ctx = self.codec.prepare(req)
