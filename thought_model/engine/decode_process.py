@@ -345,6 +345,8 @@ def _child(conn: Connection, cfg: DecodeProcessConfig) -> None:
         _quiet_send(conn, send_lock, msg)
 
     def start(rid: int, ids: list[int], g: Future, deadline: float | None, max_new: int) -> None:
+        if g.cancelled():  # the child is shutting down: nobody waits for this row any more
+            return
         exc = g.exception()
         if exc is not None:
             why = f"{type(exc).__name__}: {exc}"[:300]
