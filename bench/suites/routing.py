@@ -40,6 +40,8 @@ WRITER2_FILE = ROOT / "tests" / "tao" / "loop" / "intent" / "data" / "routing_ev
 after the router's second round was built; scored by the lead, never by the router's engineer."""
 DEV_FILE = ROOT / "tests" / "tao" / "loop" / "intent" / "data" / "routing_dev.jsonl"
 """The router engineer's own dev set (tuned on: not a held-out figure)."""
+DEV3_FILE = ROOT / "tests" / "tao" / "loop" / "intent" / "data" / "routing_dev3.jsonl"
+"""Stop 37's dev set, out-of-scope heavy (the unserved-action check was tuned on it)."""
 REF = "tao.domains.combined:registry"
 
 
@@ -188,6 +190,8 @@ def run(
     tables = [_confusion_table("routing confusion (groups), generated held-out", generated)]
     if DEV_FILE.exists():
         result["dev_set"] = evaluate(router, _writer_rows(DEV_FILE))
+    if DEV3_FILE.exists():
+        result["dev3_set"] = evaluate(router, _writer_rows(DEV3_FILE))
     writer = None
     if writer_set and WRITER_FILE.exists():
         writer = evaluate(router, _writer_rows(WRITER_FILE))

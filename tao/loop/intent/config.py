@@ -71,6 +71,10 @@ class RouterConfig:
     max_tools: int = 16
     clause_split: bool = True
     """Also score each clause of an "X and then Y" request (the subset keeps both)."""
+    action_check: bool = True
+    """A request that explicitly asks for an action no tool of the groups it is about performs
+    (void the invoice, approve the leave, close the ticket: :mod:`tao.loop.intent.actions`) takes
+    the fallback branch."""
     expand_producers: bool = True
     """Add the tools whose outputs a picked tool takes as references in the domain's chains."""
     fallback: FallbackBranch = FallbackBranch.CLARIFY

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from tao.contracts.domain import Domain
+from tao.loop.intent.actions import action_text, unserved
 from tao.loop.intent.config import FallbackBranch, RouterConfig
 from tao.loop.intent.corpus import IntentRow, Split, domain_rows
 from tao.loop.intent.features import FEATURES_VERSION, Masker, featurize
@@ -269,10 +270,28 @@ class IntentRouter:
         floor = max(cfg.min_score, cfg.relative * best[1])
         picked_groups = [g for g, v in sorted(gscore.items(), key=lambda kv: -kv[1]) if v >= floor]
         # every clause that clears the threshold keeps its own best tool's group
+        about = {group.get(best[0], best[0])}  # the groups the request is about (action check)
         for row in P[1:] if len(texts) > 1 else ():
             j = int(np.argmax(row))
-            if row[j] >= cfg.threshold and group.get(names[j], names[j]) not in picked_groups:
-                picked_groups.append(group.get(names[j], names[j]))
+            if row[j] >= cfg.threshold:
+                about.add(group.get(names[j], names[j]))
+                if group.get(names[j], names[j]) not in picked_groups:
+                    picked_groups.append(group.get(names[j], names[j]))
+        if cfg.action_check:
+            asked = unserved(action_text(text), [n for n in names if group.get(n, n) in about])
+            if asked:
+                return RoutingDecision(
+                    RouteBranch.FALLBACK,
+                    (),
+                    best,
+                    second,
+                    top,
+                    clauses=len(texts),
+                    rule="unserved_action:" + ",".join(sorted(a.value for a in asked)),
+                    fallback=cfg.fallback,
+                    similarity=sim,
+                    none=none,
+                )
         # a low margin (the best tool barely ahead of the next): widen, never cut — the groups of
         # the top ``widen_top`` tools all join the subset, the grammar decides among them
         widened = second is not None and best[1] - second[1] < cfg.widen_margin

@@ -22,7 +22,13 @@ from tao.contracts.domain import Domain
 DATA = Path(__file__).with_name("data") / "routing_eval.jsonl"
 DATA2 = Path(__file__).with_name("data") / "routing_eval2.jsonl"
 """The second writer's set (another writer, next stop; same rules: tool contracts only)."""
-SETS = pytest.mark.parametrize("path", [DATA, DATA2], ids=["writer1", "writer2"])
+DEV3 = Path(__file__).with_name("data") / "routing_dev3.jsonl"
+"""A dev set (stop 37: 219 requests, 120 out of scope, most next to a tool), written by a helper
+from the tool contracts only; the unserved-action check was tuned on it, so it is not held out —
+but it must be well-formed and out of the corpus like the others (its row d045, "has EXP20240518
+been paid out yet?", equalled a derived example row once ids were folded and was dropped)."""
+MIN_ROWS = {DATA: 240, DATA2: 240, DEV3: 200}
+SETS = pytest.mark.parametrize("path", [DATA, DATA2, DEV3], ids=["writer1", "writer2", "dev3"])
 ZH_N, EN_N = 6, 4
 KINDS = {"single", "multi", "out_of_scope"}
 
@@ -60,7 +66,7 @@ def _long(text: str) -> bool:
 def test_set_is_well_formed(combined: Domain, path: Path) -> None:
     rows = _rows(path)
     names = set(combined.tool_names())
-    assert len(rows) >= 240
+    assert len(rows) >= MIN_ROWS[path]
     assert len({r["id"] for r in rows}) == len(rows)
     for r in rows:
         assert r["kind"] in KINDS, r
