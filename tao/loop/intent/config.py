@@ -4,6 +4,7 @@
 optional (a missing one keeps its default)::
 
     routing:  {enabled, threshold, min_similarity, none_threshold, none_lead, relative, min_score, widen_margin, widen_top, max_tools, clause_split, expand_producers,
+               action_check, field_check, about_min, about_relative,
                fallback: clarify|general, general_tools: [..], dim, max_iter, l2, model_path}
     bypass:   {enabled, max_input_tokens, urgency_cues: [..], urgency_margin}
     fallback_planner: {enabled, after_failed_plans}
@@ -75,6 +76,14 @@ class RouterConfig:
     """A request that explicitly asks for an action no tool of the groups it is about performs
     (void the invoice, approve the leave, close the ticket: :mod:`tao.loop.intent.actions`) takes
     the fallback branch."""
+    about_min: float = 0.3
+    about_relative: float = 0.5
+    """The action check reads a request as *about* a tool group other than its best tool's when
+    that group's best tool scores at least ``about_min`` and ``about_relative`` of the best."""
+    field_check: bool = True
+    """With ``action_check``: a change ask whose changing tools select the field by an enum
+    (``update_user_profile.field``) and that names none of the listed fields ("change my
+    birthday") takes the fallback branch (:mod:`tao.loop.intent.fields`)."""
     expand_producers: bool = True
     """Add the tools whose outputs a picked tool takes as references in the domain's chains."""
     fallback: FallbackBranch = FallbackBranch.CLARIFY

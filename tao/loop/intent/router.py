@@ -37,10 +37,11 @@ from typing import Any
 import numpy as np
 
 from tao.contracts.domain import Domain
-from tao.loop.intent.actions import action_text, unserved
+from tao.loop.intent.actions import Action, action_text, requested, unserved
 from tao.loop.intent.config import FallbackBranch, RouterConfig
 from tao.loop.intent.corpus import IntentRow, Split, domain_rows
 from tao.loop.intent.features import FEATURES_VERSION, Masker, featurize
+from tao.loop.intent.fields import unlisted_change
 from tao.loop.intent.model import OvrLogistic
 
 NONE = "__none__"
@@ -270,15 +271,29 @@ class IntentRouter:
         floor = max(cfg.min_score, cfg.relative * best[1])
         picked_groups = [g for g, v in sorted(gscore.items(), key=lambda kv: -kv[1]) if v >= floor]
         # every clause that clears the threshold keeps its own best tool's group
-        about = {group.get(best[0], best[0])}  # the groups the request is about (action check)
-        for row in P[1:] if len(texts) > 1 else ():
+        # the groups the request is about (action check): the best tool's, any other the classifier
+        # is as sure of (a second ask the clause splitter did not separate: "book R684 … Second
+        # thing: update my email"), and each clause's best tool's
+        about = {group.get(best[0], best[0])}
+        about |= {g for g, v in gscore.items() if v >= max(cfg.about_min, cfg.about_relative * best[1])}
+        for clause, row in zip(texts[1:], P[1:]) if len(texts) > 1 else ():
             j = int(np.argmax(row))
             if row[j] >= cfg.threshold:
                 about.add(group.get(names[j], names[j]))
+            elif cfg.action_check and requested(action_text(clause)):
+                about.add(group.get(names[j], names[j]))  # an ask: its clause's tools are asked
                 if group.get(names[j], names[j]) not in picked_groups:
                     picked_groups.append(group.get(names[j], names[j]))
         if cfg.action_check:
-            asked = unserved(action_text(text), [n for n in names if group.get(n, n) in about])
+            about_names = [n for n in names if group.get(n, n) in about]
+            norm = action_text(text)
+            asked = unserved(norm, about_names)
+            rule = "unserved_action:" + ",".join(sorted(a.value for a in asked))
+            if not asked and cfg.field_check:
+                specs = [t for t in self.domain.tools if t.name in about_names]
+                tools_at = unlisted_change(norm, requested(norm), specs)
+                rule = "unlisted_field:" + ",".join(tools_at)
+                asked = frozenset({Action.CHANGE}) if tools_at else asked
             if asked:
                 return RoutingDecision(
                     RouteBranch.FALLBACK,
@@ -287,7 +302,7 @@ class IntentRouter:
                     second,
                     top,
                     clauses=len(texts),
-                    rule="unserved_action:" + ",".join(sorted(a.value for a in asked)),
+                    rule=rule,
                     fallback=cfg.fallback,
                     similarity=sim,
                     none=none,

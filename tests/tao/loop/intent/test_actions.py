@@ -92,3 +92,62 @@ def test_the_router_sends_an_unserved_ask_to_the_fallback_branch(combined_router
         combined_router.config = saved
     served = combined_router.route("please cancel my leave request LV-2025-0042")
     assert served.routed and "cancel_leave_request" in served.tools
+
+
+@pytest.mark.parametrize(
+    ("text", "action"),
+    [
+        ("could you expedite the shipment of my order, I need it Monday", "expedite"),
+        ("订单帮我加急配送一下", "expedite"),
+        ("swap the jacket in my order for a size M", "exchange"),
+        ("这件衣服我想换个颜色", "exchange"),
+        ("add a late checkout to the booked hotel on my trip", "add"),
+        ("发票上的备注栏里的抬头后面加上部门名称", "add"),
+        ("what's the difference between the two refund options?", "policy"),
+        ("差旅住宿的报销标准是多少", "policy"),
+        ("what was the coldest day on record in Oslo, ever recorded?", "statistics"),
+        ("广州往年十二月冷不冷", "statistics"),
+        ("please export my leave history to a spreadsheet", "export"),
+        ("把工资条打印出来", "export"),
+        ("send an SMS to the driver that I'm late", "text_message"),
+        ("给老板发条短信说我晚到", "text_message"),
+        ("has MU5101 departed yet? it should be late", "flight_status"),
+        ("get me a cab to the station at 7", "outside_service"),
+        ("帮我订两张周日去苏州的动车", "outside_service"),
+        ("read my inbox and summarise anything from legal", "read_inbox"),
+        ("schedule an email to the vendor for Tuesday 8am", "schedule_send"),
+        ("ok thanks, bye!", "small_talk"),
+        ("好的，谢谢，辛苦了", "small_talk"),
+        ("release the room booking for Thursday, we're done", "cancel"),
+        ("把这个会议室退掉", "cancel"),
+        ("move the intern to the design team: transfer her next week", "transfer"),
+    ],
+)
+def test_round4_asks_are_found(text: str, action: str) -> None:
+    assert action in _asked(text), _asked(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "did my manager approve the trip?",  # a question about an action, not an ask
+        "has anyone cancelled the offsite yet",
+        "taxi to the airport yesterday, 120 yuan, please file it as an expense",  # a receipt, not a ride
+        "上周打车去机场花了90，帮我报销",
+        "thanks! now show me order 202611280011229834",  # thanks before a real ask
+        "Weather forecast for a city. Not for historical climate.",  # a stated limit
+        "my parcel is late, where is it?",  # a late parcel, not a flight
+        "update me on the refund",  # "update me" asks for news
+    ],
+)
+def test_round4_non_asks(text: str) -> None:
+    assert _asked(text) == set(), text
+
+
+def test_an_unsplit_second_ask_keeps_its_tools(combined_router) -> None:
+    """Two asks the clause splitter keeps together: the change is served by the profile tool the
+    classifier is as sure of, not sent to the fallback branch because the best tool is a room's."""
+    d = combined_router.route(
+        "reserve R210 for an hour on Monday at 10am. Also: update my email to kai@example.com"
+    )
+    assert d.routed and "update_user_profile" in d.tools, d.record()

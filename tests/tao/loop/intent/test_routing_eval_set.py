@@ -27,8 +27,15 @@ DEV3 = Path(__file__).with_name("data") / "routing_dev3.jsonl"
 from the tool contracts only; the unserved-action check was tuned on it, so it is not held out —
 but it must be well-formed and out of the corpus like the others (its row d045, "has EXP20240518
 been paid out yet?", equalled a derived example row once ids were folded and was dropped)."""
-MIN_ROWS = {DATA: 240, DATA2: 240, DEV3: 200}
-SETS = pytest.mark.parametrize("path", [DATA, DATA2, DEV3], ids=["writer1", "writer2", "dev3"])
+DEV4 = Path(__file__).with_name("data") / "routing_dev4.jsonl"
+DEV5 = Path(__file__).with_name("data") / "routing_dev5.jsonl"
+"""Two more dev sets (stop 38: 240 and 200 requests, 100 and 80 out of scope), each written by its
+own helper from the tool contracts only. Round 4 of the action check was tuned on dev4; dev5 was
+scored blind once (after the first rules were written from dev3 and dev4), then tuned on too."""
+MIN_ROWS = {DATA: 240, DATA2: 240, DEV3: 200, DEV4: 240, DEV5: 200}
+SETS = pytest.mark.parametrize(
+    "path", [DATA, DATA2, DEV3, DEV4, DEV5], ids=["writer1", "writer2", "dev3", "dev4", "dev5"]
+)
 ZH_N, EN_N = 6, 4
 KINDS = {"single", "multi", "out_of_scope"}
 
