@@ -57,6 +57,28 @@ def test_the_independent_set_loads_and_an_oracle_scores_100() -> None:
     assert r["by_lang"]["zh"]["n"] == 220 and r["by_lang"]["en"]["n"] == 200
 
 
+def test_the_second_independent_set_loads_and_an_oracle_scores_100() -> None:
+    """independent2.jsonl (stop 38: 150 zh + 150 en, two writers who saw only BRIEF.md and
+    tools.json): every label is reachable — an oracle planner scores 100%."""
+    cases = load_cases(EVAL_SETS["independent"].with_name("independent2.jsonl"))
+    assert len(cases) == 300 and len({c.request for c in cases}) == 300
+    by_request = {c.request: c for c in cases}
+
+    def oracle(batch):
+        out = []
+        for text, _ in batch:
+            c = by_request[text]
+            if c.kind == "plan":
+                out.append(plan(*[(s["tool"], s["args"]) for s in c.expect["steps"]]))
+            else:
+                out.append(InsufficientContext(required_fields=c.expect["missing"]))
+        return out
+
+    r = score_cases(cases, oracle, TOOLS, batch_size=64)
+    assert r["exact_match"] == 1.0 and r["insufficient_recall"] == 1.0 and r["insufficient_precision"] == 1.0
+    assert r["by_lang"]["zh"]["n"] == 150 and r["by_lang"]["en"]["n"] == 150
+
+
 def test_symbols_are_resolved_and_defaults_filled_before_comparing() -> None:
     c = case(
         [("get_weather", {"city": "Paris"}), ("list_orders", {"user_id": "U12345678", "period": "2026-11"})]
