@@ -44,7 +44,7 @@ _ZH_VERBS = (
 _ZH_QUESTION = "吗 么 怎么样 怎样 咋样 如何 多少 哪里 哪儿 哪 什么 几 没 啥 呢 ？ ?".split()
 _ZH_ASPECTS = (
     "物流信息 快递信息 物流状态 配送信息 发货情况 审批进度 审批状态 物流 快递 配送 状态 进度 天气 日程 安排 "
-    "资料 档案 个人信息 订单 发票 报销单 城市 邮箱 手机号 电话 行程"
+    "资料 档案 个人信息 订单 发票 报销记录 报销单 报销 城市 邮箱 手机号 电话 行程"
 ).split()
 _EN_VERBS = set(
     (
@@ -60,7 +60,7 @@ _EN_VERBS = set(
 _EN_ASPECTS = (
     "tracking info|tracking information|tracking|shipping status|shipping|delivery status|delivery|"
     "logistics|status|weather forecast|weather|forecast|profile|calendar|schedule|agenda|events|orders|"
-    "invoice|claim status|expense status|progress"
+    "invoices|invoice|expense claims|expenses|claims|claim status|expense status|progress"
 )
 _ID_KINDS = ("ORDER", "INV", "EXP", "USER", "ROOM")
 _NO_SPLIT_SAME_KIND = ("NAME", "TEXT", "EMAIL", "PHONE", "CITY", "DATE", "DUR", "NUM", "AMOUNT", *_ID_KINDS)
@@ -93,7 +93,7 @@ _ZH_STRONG = re.compile(
     r"|(?:[；;]+)"
     r"|(?:[。！!？?]+(?=\S))"
     r"|(?:[，,、]\s*再(?=[\u4e00-\u9fff<]))"
-    r"|(?:(?<=[\u4e00-\u9fff>])再(?=(?:帮|给|把|看|查|瞅|告诉|列|订|约|发|改|开|取消|退|提交|报)))"
+    r"|(?:(?<=[\u4e00-\u9fff>])\s*再(?=(?:帮|给|把|看|查|瞅|告诉|列|订|约|发|改|开|取消|退|提交|报)))"
 )
 _ZH_WEAK = re.compile(r"\s*(?:和|跟|与|及)\s*")
 _EN_STRONG = re.compile(

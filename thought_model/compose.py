@@ -63,7 +63,9 @@ from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, 
 from thought_model.entities import SLOT_TOKEN_RE, Perception, perceive
 from thought_model.enum_required import must_write
 from thought_model.enum_words import EnumWords
+from thought_model.evidence import prune_unasked
 from thought_model.linked_read import derive_links
+from thought_model.perception.normalize import normalize_request
 from thought_model.plan_clean import clean_plan
 from thought_model.plan_concat import (
     MULTI_INTENT,
@@ -74,6 +76,7 @@ from thought_model.plan_concat import (
     same_shape,
     with_trailing_asks,
 )
+from thought_model.reference_words import with_reference_zh
 from thought_model.referents import person_lookup
 from thought_model.registry_graph import (
     RegistryGraph,
@@ -153,7 +156,8 @@ class ComposingEngine(ComposerPasses, PlanEngine):
         self.person = person_lookup(tools, getattr(self.lexicon, "me_kind", None)) if own else None
         # and its tool words for the evidence rule, from its contracts, enum words and examples
         self.cues = derive_cues(tools, examples, value_words) if own else None
-        self.words = self.cues or derive_cues(tools)  # the dropped-ask rule's words, any registry
+        # the dropped-ask rule's words, any registry (the reference one's also in Chinese)
+        self.words = self.cues or (with_reference_zh(derive_cues(tools)) if not own else derive_cues(tools))
         # and its record -> record links (get_employee.manager_id -> get_employee.employee_id)
         self.links = derive_links(tools, examples, self.cues) if self.cues is not None else []
         if own and splitter is split_request:  # the registry's id kinds and tool-name words
@@ -307,6 +311,16 @@ class ComposingEngine(ComposerPasses, PlanEngine):
 
         return all(own(t, theirs) & have for t in ours) and not any(own(t, ours) & have for t in theirs)
 
+    def _asked_only(self, plan: object, job: ComposeJob) -> object:
+        """``plan`` without the steps the evidence rule would drop (anything else unchanged)."""
+        if not self.cfg.prune or not isinstance(plan, ThoughtPlan):
+            return plan
+        if self.cues is not None:
+            return prune_unasked(
+                plan, job.req.text, job.perception.slots, cues=self.cues, masked=job.perception.masked
+            )
+        return prune_unasked(plan, normalize_request(job.req.text), job.perception.slots)
+
     def _job(self, req: PlanRequest) -> ComposeJob:
         from thought_model.prompt import session_today
 
@@ -332,6 +346,12 @@ class ComposingEngine(ComposerPasses, PlanEngine):
                 whole = job.whole = replace(whole, output=cleaned, text=text)
         if not job.clauses:
             return whole
+        if self.cfg.unservable_asks and any(
+            p is not None and isinstance(p.output, InsufficientContext) for p in job.parts
+        ):
+            unservable = self._unservable_ask(job, whole)
+            if unservable is not None:
+                return unservable
         if any(p is None or not p.ok or isinstance(p.output, InsufficientContext) for p in job.parts):
             tail = with_trailing_asks(job, whole, self.cfg.max_steps) if self.cfg.trailing_asks else None
             if tail is not None:
@@ -359,10 +379,13 @@ class ComposingEngine(ComposerPasses, PlanEngine):
         borrowed = (
             self.cfg.misread_asks and isinstance(before, ThoughtPlan) and misread_ask(before, plan, job)
         )
+        # compared as the final passes will leave them: steps the request never asks for do not count
+        # ("email her …": a clause's stray list/track steps must not outnumber the whole plan's email)
+        pruned, pruned_before = self._asked_only(plan, job), self._asked_only(before, job)
         if (
             not borrowed
-            and distinct_calls(plan) <= distinct_calls(before)
-            and distinct_tools(plan) <= distinct_tools(before)
+            and distinct_calls(pruned) <= distinct_calls(pruned_before)
+            and distinct_tools(pruned) <= distinct_tools(pruned_before)
             and not self._better_worded(plan, before, job.perception.masked)
         ):
             if self.cfg.prefer_clause_args and isinstance(before, ThoughtPlan) and same_shape(plan, before):

@@ -19,6 +19,9 @@ class ComposerConfig:
     refill_rounds: int = 2  # at most this many extra batched engine calls per generate()
     union_insufficient: bool = False  # whole insufficient + unfillable clause -> union of fields
     # (off: on the hand-written set it fixed no row and broke one)
+    unservable_asks: bool = (
+        True  # a clause's write lacking a value nothing provides (or "my" with no user) -> insufficient
+    )
     dropped_asks: bool = True  # whole plan without any tool of an unfillable clause's intent -> insufficient
     reroute: bool = True  # user registry: a plan of unevidenced tools re-decoded over the evidenced ones
     unnamed_others: bool = True  # user registry: "my teammate's ..." served as the speaker -> insufficient
@@ -35,6 +38,7 @@ class ComposerConfig:
     )
     referents: bool = True  # final plan: "his / 她的" is the named person's id, not the speaker's
     follow_on: bool = True  # user registry: the read the request asks of the last step's result
+    linked_asks: bool = True  # reference registry: book the room found, weather of the profile's city
     linked_read: bool = True  # user registry: the record another record points to (my manager's email)
     trailing_asks: bool = True  # a clause failed: still add the last clauses' asks the whole plan lacks
     prefer_clause_args: bool = True  # same tools, order and links as the whole plan: the clauses' arguments

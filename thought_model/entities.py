@@ -43,7 +43,7 @@ from thought_model.perception.normalize import KEYWORDS, normalize_request
 from thought_model.perception.numbers import NUM as _NUM
 from thought_model.perception.numbers import num as _num
 from thought_model.perception.sameday import same_day_spans
-from thought_model.perception.textend import cued_text_end, field_piece, is_sign_off
+from thought_model.perception.textend import cued_text_end, field_piece, inline_field_end, is_sign_off
 from thought_model.perception.timespans import (
     find_durations,
     find_time_ranges,
@@ -124,16 +124,27 @@ _D = r"(?<![0-9A-Za-z])"
 _E = r"(?![0-9A-Za-z])"
 
 _EMAIL_RULE = ("EMAIL", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), False)
-_PHONE_RULE = ("PHONE", re.compile(r"(?<![0-9])1[3-9][0-9]{9}(?![0-9])"), False)
+_PHONE_RULE = (
+    "PHONE",
+    # a mainland mobile, or an international number written with its country code
+    # ("+44 7700 900123", "+55 21 98765-4321", "+1 (415) 555-0199")
+    re.compile(
+        r"(?<![0-9])1[3-9][0-9]{9}(?![0-9])|(?<![0-9A-Za-z+])\+[1-9][0-9]{0,2}(?:[ \-]?\(?[0-9]{2,5}\)?){2,4}(?![0-9])"
+    ),
+    False,
+)
 
 _AMOUNT = re.compile(
     r"(?:[¥￥$]\s?(?P<a1>[0-9]+(?:\.[0-9]+)?))"
     r"|(?:(?P<a2>[0-9]+(?:\.[0-9]+)?)\s?(?:元|块钱|块|rmb|RMB|yuan|CNY|dollars?|usd|USD)(?![A-Za-z]))"
     r"|(?:(?:退款|退|金额|amount(?: of)?|refund(?: of)?|报销|花了|花费|花掉|用了|消费了?|付了"
     r"|(?:expense|claim|reimbursement)(?: of|:)?|submit|costing|cost|spent)"
-    r"\s?(?:为|是|:|：)?\s?(?P<a3>[0-9]+(?:\.[0-9]+)?)(?![0-9.\-/])(?:\s?(?:元|块钱|块|rmb|yuan|cny|dollars?|usd)(?![A-Za-z])(?![\u4e00-\u9fff]*[0-9]))?)"
+    r"\s?(?:为|是|:|：)?\s?(?P<a3>[0-9]+(?:\.[0-9]+)?)(?![0-9.\-/])(?!\s?(?:expen|claim|reimburs|笔|项|张))(?:\s?(?:元|块钱|块|rmb|yuan|cny|dollars?|usd)(?![A-Za-z])(?![\u4e00-\u9fff]*[0-9]))?)"
     # "a 45.5 meal expense": a bare number before an expense noun (one optional category word)
-    r"|(?:\b(?:an?|the)\s(?P<a4>[0-9]+(?:\.[0-9]+)?)(?=\s(?:[a-z]+\s)?(?:expense|claim|reimbursement)))",
+    r"|(?:\b(?:an?|the)\s(?P<a4>[0-9]+(?:\.[0-9]+)?)(?=\s(?:[a-z]+\s)?(?:expense|claim|reimbursement)))"
+    # "22 transport on <DATE>", "86.40 for lunch": a bare number before an expense category's word
+    r"|(?:(?<![0-9.\-/:A-Za-z])(?P<a5>[0-9]+(?:\.[0-9]+)?)(?=\s(?:for\s)?(?:transport|travel|hotel|meal|taxi|cab|uber"
+    r"|lunch|dinner|breakfast|office|train|flight|parking|fuel|metro)\b))",
     re.I,
 )
 _DUR = re.compile(
@@ -151,7 +162,7 @@ _QUOTED = re.compile(
 )
 """Quoted free text; an ASCII apostrophe quotes only at word edges (so "I'm ... what's" is no quote)."""
 _CUE = re.compile(
-    r"(?:原因是|原因[:：]|理由是|理由[:：]|因为|抬头是|抬头为|抬头[:：]|标题是|标题为|标题[:：]|主题是|主题为|主题[:：]|主旨是|主旨为|主旨[:：]"
+    r"(?:原因都是|理由都是|原因是|原因[:：]|理由是|理由[:：]|因为|抬头是|抬头为|抬头[:：]|标题是|标题为|标题[:：]|主题是|主题为|主题[:：]|主旨是|主旨为|主旨[:：]"
     r"|内容是|内容为|内容[:：]|正文是|正文[:：]|说明是|说明[:：]|备注[:：]|用途是|事由是|事由[:：]"
     r"|(?<![A-Za-z])(?:(?:same\s+)?reason(?:\s+for\s+(?:both|all|each|them|all of them))?(?:\s+(?:is|was|being))?:?|because|titled|title:|subject:|saying|that says|body:|header:|description:"
     r"|for the purpose of)(?![A-Za-z]))\s*",
@@ -161,6 +172,8 @@ _SHORT_CUE = re.compile(r"抬头|标题|主题|主旨|题目|名称|title|subjec
 """Cues of short one-phrase fields: their value ends at the first comma (bodies, reasons and
 descriptions run on to the sentence's end, :func:`~thought_model.perception.textend.cued_text_end`)."""
 
+_ONE_PHRASE_CUE = re.compile(r"titled|title|header|description|reason|because", re.I)
+"""English cues of a one-phrase value that a time, a day or the next ask may follow without a comma."""
 _CONNECTOR = re.compile(r"\s(?:and then|then|and also|also|after that)\s|然后|接着|另外|顺便")
 """Where free text after a word cue ends, besides :func:`~thought_model.perception.textend.cued_text_end`:
 a connector that starts the next ask ("open a ticket about X and then check it", "问题是X然后查一下").
@@ -171,7 +184,7 @@ _ASK_LEAD = re.compile(r"(?:and|then|also|plus)\b|然后|接着|另外|顺便|�
 _ZH_NAME_CUE = re.compile(
     rf"(?:^|[\s，,。：:、]|(?<=[\u4e00-\u9fff])(?:部|组|科|中心)的?|(?<![A-Za-z])(?:he|and)(?![A-Za-z])|知道|问一下|问问|用户|客户|同事|员工|联系人|给|帮|找|找到|找出|找一下|找下|找找|搜一下|搜下|查找|查看|调出|叫|通知|告诉|邀请|约|和|跟|与|查|查询|查一下|查下|看看|看下|看一下|拉上|把|列出|实习生|经理|主管|老板|领导|同学|朋友|名字改成|名字改为|姓名改成|姓名改为|名字换成)(?P<n>(?:{SURNAMES})[\u4e00-\u9fff]{{1,2}})"
     r"(?=的|先生|女士|老师|经理|总|，|,|。|、|\s|$|发|和|跟|一起|开|参加|吧|吗|在|是|最近|最新|最后|上|下|这|今|明|昨|去|本|有|买|下|说|那|后天|前天|大后天|周[一二三四五六日天末]|星期|礼拜|提交|报销"
-    r"|重置|提一|提个|领了|领用|申请|换|都|处理|已|待|等待|未|现在|目前|当前|手上|手头|(?:de|he|and)(?![A-Za-z]))"
+    r"|重置|提一|提个|领了|领用|申请|换|都|处理|已|待|等待|未|现在|目前|当前|手上|手头|聊|对一下|商量|沟通|见面|(?:de|he|and)(?![A-Za-z]))"
 )
 _ROOM_ASK = re.compile(r"(?<![A-Za-z])(?:room|space)s?(?![A-Za-z])", re.I)
 _BARE_FOR_N = re.compile(
@@ -333,6 +346,8 @@ def perceive(
         if _SHORT_CUE.search(m.group()):  # a title / subject / invoice header ends at its first comma
             comma = re.search(r"[，,、]", text[a:end])
             end = a + comma.start() if comma else end
+        if not colon and _ONE_PHRASE_CUE.search(m.group()):  # "titled X on <date> for <dur>"
+            end = inline_field_end(text, a, end)
         t = text[a:end]
         if not colon and _ASK_LEAD.match(t):  # "my newest ticket, and who's handling it": a next ask
             continue
@@ -351,7 +366,7 @@ def perceive(
         for a, b, day in same_day_spans(text, spans.items):  # "…friday, and the weather there that day"
             spans.add("DATE", a, b, text, day)
     for m in _AMOUNT.finditer(text):
-        g = next(k for k in ("a1", "a2", "a3", "a4") if m.group(k))
+        g = next(k for k in ("a1", "a2", "a3", "a4", "a5") if m.group(k))
         a = m.start() if g in ("a1", "a2") else m.start(g)
         spans.add("AMOUNT", a, m.end(), text, float(m.group(g)))
     _add_parallel_amounts(text, spans)
@@ -383,6 +398,8 @@ def perceive(
         if len(n) == 3 and n.endswith("名") and text.startswith("下", m.start("n") + 3):  # 刘芳名下的设备
             n = n[:-1]
         if len(n) >= 3 and n.endswith("都"):  # 欧阳涛都有什么设备
+            n = n[:-1]
+        if len(n) == 3 and n[-1] in "聊看问谈说试找" and text.startswith(n[-1], m.start("n") + 3):  # 赵敏聊聊
             n = n[:-1]
         if n not in rules.name_block_zh and not n.startswith(("谢谢", "谢啦", "谢了")):  # 谢: a surname
             a = m.start("n")

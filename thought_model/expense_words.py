@@ -14,7 +14,9 @@ bill) and :func:`fix_category` sets it on every ``submit_expense`` step:
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Mapping, Sequence
 
 from tao.contracts import ThoughtPlan
 
@@ -38,12 +40,17 @@ CATEGORY_WORDS: dict[str, str] = {
 _RX = {k: re.compile(v, re.I) for k, v in CATEGORY_WORDS.items()}
 _CUE = re.compile(r"(?:类别|类型|分类|科目|category|type)\s*(?:是|为|选|填|:|：|=|\bis\b)?\s*", re.I)
 _SLOT = re.compile(r"<[A-Z]+[0-9]>")
+_CLASS = re.compile(r"(差旅|出差|住宿|交通|餐饮|餐费|办公|其他)类")
 _SPECIFIC = ("hotel", "transport", "meal", "office")
 
 
 def category_of(masked: str) -> str | None:
     """The category the request's words name (module doc), or None."""
     text = _SLOT.sub(" ", masked)
+    for m in _CLASS.finditer(text):  # "差旅类", "住宿类": the category named as a class
+        for k, rx in _RX.items():
+            if rx.fullmatch(m.group(1)):
+                return k
     for m in _CUE.finditer(text):
         window = text[m.end() : m.end() + 12]
         for k, rx in _RX.items():
@@ -58,18 +65,65 @@ def category_of(masked: str) -> str | None:
     return None
 
 
-def fix_category(plan: ThoughtPlan, masked: str) -> ThoughtPlan:
-    """``plan`` with each ``submit_expense`` step's category set from the request's words."""
-    if not any(s.tool == TOOL for s in plan.steps):
+_ITEM_SEP = re.compile(
+    r"[；;\n]|[，,。.]\s*(?:and\s+)?(?=(?:[0-9]+[.)、]|另一笔|第二笔|一笔|an?\s+\w+\s+expense|another))", re.I
+)
+
+
+def item_segments(
+    masked: str, slots: Mapping[str, object] | None, amounts: Sequence[object]
+) -> list[str] | None:
+    """The part of the request about each of several expenses, found by its ``<AMOUNT>`` slot: the
+    pieces between item separators (``；``, a line break, a numbered item) when each holds one
+    amount, else the text between the midpoints of neighbouring amounts. None when an amount has no
+    slot of its own."""
+    if not slots:
+        return None
+    toks = []
+    for a in amounts:
+        tok = next(
+            (t for t, v in slots.items() if t.startswith("<AMOUNT") and v == a and t not in toks), None
+        )
+        if tok is None or tok not in masked:
+            return None
+        toks.append(tok)
+    pos = [masked.index(t) for t in toks]
+    if pos != sorted(pos):
+        return None
+    cuts = [0, *(m.end() for m in _ITEM_SEP.finditer(masked)), len(masked)]
+    pieces = [masked[a:b] for a, b in itertools.pairwise(cuts)]
+    owned = [next((p for p in pieces if t in p), None) for t in toks]
+    if all(p is not None and sum(t in p for t in toks) == 1 for p in owned):
+        return [p for p in owned if p is not None]
+    mids = [0, *((a + b) // 2 for a, b in itertools.pairwise(pos)), len(masked)]
+    return [masked[a:b] for a, b in itertools.pairwise(mids)]
+
+
+def fix_category(plan: ThoughtPlan, masked: str, slots: Mapping[str, object] | None = None) -> ThoughtPlan:
+    """``plan`` with each ``submit_expense`` step's category set from the request's words; with
+    several expenses of different amounts, each from the words of its own part of the request
+    ("1月20日出租车费 45 元，交通类；2. 1月21日晚餐 210 元，餐费")."""
+    exp = [s for s in plan.steps if s.tool == TOOL]
+    if not exp:
         return plan
-    want = category_of(masked)
-    if want is None:
+    amounts = [s.arguments.get("amount") for s in exp]
+    segs = (
+        item_segments(masked, slots, amounts)
+        if len(exp) > 1 and len(set(map(str, amounts))) == len(exp)
+        else None
+    )
+    wants = [category_of(seg) for seg in segs] if segs is not None else [category_of(masked)] * len(exp)
+    if all(w is None for w in wants):
         return plan
     steps = []
     changed = False
+    k = 0
     for s in plan.steps:
-        if s.tool == TOOL and s.arguments.get(FIELD) != want:
-            s = s.model_copy(update={"arguments": {**s.arguments, FIELD: want}})
-            changed = True
+        if s.tool == TOOL:
+            want = wants[k]
+            k += 1
+            if want is not None and s.arguments.get(FIELD) != want:
+                s = s.model_copy(update={"arguments": {**s.arguments, FIELD: want}})
+                changed = True
         steps.append(s)
     return plan.model_copy(update={"steps": steps}) if changed else plan

@@ -13,6 +13,7 @@ an email. Repeats in a list are removed by :func:`thought_model.output_parse.tid
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 from tao.contracts import PlanStep, ThoughtPlan, ToolSpec
@@ -23,8 +24,9 @@ PEOPLE_FIELDS = frozenset({"attendees", "participants", "invitees", "members", "
 
 _RUN = r"(?P<run><(?:EMAIL|NAME)[1-9]>(?:\s*(?:,|，|、|和|及|与|跟|以及|and|&)\s*<(?:EMAIL|NAME)[1-9]>)*)"
 _CUE_THEN_RUN = re.compile(
-    r"(?:邀请|邀上|叫上|喊上|拉上|约上|通知|抄送|请上|invite|inviting|invites|with|cc|include|including|add)"
-    r"\s*(?:the\s+)?" + _RUN,
+    r"(?:邀请|邀上|叫上|喊上|拉上|约上|通知|抄送|请上|参会人员|参会人|参会者|与会人员|与会人|与会者|参加人员|参加的人|参与人"
+    r"|invite|inviting|invites|with|cc|include|including|add|attendees?|participants?|invitees?|guests?)"
+    r"\s*(?:the\s+)?(?:(?:attendees?|participants?|invitees?|guests?)\s*)?(?:[:：]|是|为|有)?\s*" + _RUN,
     re.I,
 )
 _RUN_THEN_CUE = re.compile(
@@ -53,6 +55,34 @@ def invitee_tokens(masked: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_MINE = re.compile(r"我|\bmy\b|\bI\b|\bme\b", re.I)
+_LOOKUP_ASK = re.compile(
+    r"\b(?:find|look\s*up|search|who\s+is|profile|calendar\s+of|(?:his|her|their)\s+(?:calendar|schedule))\b|找|查一下他|查一下她|资料|是谁|他的日程|她的日程",
+    re.I,
+)
+"""Words asking about a person (not only inviting them)."""
+
+
+def _invitee_lookups(steps: list[PlanStep], invitees: Collection[object], masked: str) -> set[str]:
+    """Ids of ``find_user`` steps that only look up an invitee, with the reads of what they found,
+    when the request asks nothing about a person: the invite is the attendee list, not a lookup."""
+    if _LOOKUP_ASK.search(masked):
+        return set()
+    found = {
+        st.step_id
+        for st in steps
+        if st.tool == "find_user" and st.arguments and all(v in invitees for v in st.arguments.values())
+    }
+    if not found:
+        return set()
+    readers = {
+        st.step_id
+        for st in steps
+        if set(st.dependencies) & found and st.tool in ("get_user_profile", "list_user_calendar_events")
+    }
+    return found | readers
+
+
 def _people_field(spec: ToolSpec) -> str | None:
     props: dict[str, Any] = spec.args_schema.get("properties", {})
     for name, prop in props.items():
@@ -78,10 +108,11 @@ def attach_invitees(plan: ThoughtPlan, tools: list[ToolSpec], perception: Percep
     if not targets:
         return plan
     emails = {v for t, v in zip(tokens, values, strict=False) if t.startswith("<EMAIL")}
+    looked_up = _invitee_lookups(list(plan.steps), set(values), perception.masked)
     used_elsewhere = {
         v
         for i, st in enumerate(plan.steps)
-        if all(i != j for j, _ in targets)
+        if all(i != j for j, _ in targets) and st.step_id not in looked_up
         for k, v in st.arguments.items()
         if isinstance(v, str) and not (st.tool == "update_user_profile" and k == "value" and v in emails)
     }
@@ -99,13 +130,22 @@ def attach_invitees(plan: ThoughtPlan, tools: list[ToolSpec], perception: Percep
     keep_updates = _EMAIL_UPDATE.search(perception.masked) is not None
     kept: list[PlanStep] = []
     dropped: set[str] = set()
+    mine = _MINE.search(perception.masked) is not None
     for st in steps:
+        if st.step_id in looked_up and st.tool == "list_user_calendar_events" and mine:
+            # "拉上 <EMAIL1> 再看看我那天还有啥别的安排": the speaker's own calendar, not the invitee's
+            args = {k: v for k, v in st.arguments.items() if k != "user_id"}
+            kept.append(
+                st.model_copy(update={"tool": "list_calendar_events", "arguments": args, "dependencies": []})
+            )
+            changed = True
+            continue
         if (
             not keep_updates
             and st.tool == "update_user_profile"
             and st.arguments.get("field") == "email"
             and st.arguments.get("value") in emails
-        ):
+        ) or st.step_id in looked_up:
             dropped.add(st.step_id)
             changed = True
             continue

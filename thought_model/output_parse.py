@@ -134,7 +134,9 @@ def parse_output(
             tidied = tidy_arguments(plan, tools)
             if isinstance(tidied, InsufficientContext):
                 return tidied
-            plan = _direct(perception, session, tools, tidied) or fix_category(tidied, perception.masked)
+            plan = _direct(perception, session, tools, tidied) or fix_category(
+                tidied, perception.masked, perception.slots
+            )
             unknown = (
                 unknown_recipient(plan, perception.masked, session)
                 or unstated_in_plan(plan, perception.masked)

@@ -34,6 +34,9 @@ _TO = r"(?:\bto\b|\bas\b|\binto\b|改成|改为|换成|换为|变更为|变为|�
 """A set-verb between the field word and the value ("手机号<PHONE1>对应的用户" is a lookup)."""
 
 
+_SEND_BEFORE = re.compile(r"(?:\ban?|\bsend|\bwrite|\bshoot|\bdrop|发|写)\s*$", re.I)
+
+
 def field_pairs(masked: str, slots: dict[str, Any]) -> list[tuple[str, Any]]:
     """(field, value) pairs the request asks to set, in text order."""
     found: list[tuple[int, str, Any]] = []
@@ -41,6 +44,8 @@ def field_pairs(masked: str, slots: dict[str, Any]) -> list[tuple[str, Any]]:
         rx = re.compile(rf"(?:{words})[^<，,。;；]{{0,8}}?{_TO}\s*(?:the\s+|new\s+)*(<{kind}[1-9]>)", re.I)
         for m in rx.finditer(masked):
             value = slots.get(m.group(1))
+            if name == "email" and _SEND_BEFORE.search(masked, 0, m.start()):
+                continue  # "send an email to <EMAIL1>": a recipient, not a new address
             if value is not None:
                 found.append((m.start(), name, value))
     found.sort(key=lambda x: x[0])
@@ -58,8 +63,12 @@ def profile_updates(plan: ThoughtPlan, masked: str, slots: dict[str, Any], me: s
         return plan
     steps = drafts(plan)
     values = [v for _, v in pairs]
-    changed = _person_not_value(steps, values, slots, me)
-    if len(pairs) < 2 and not changed:
+    changed = _drop_key_updates(steps, values)
+    changed = _person_not_value(steps, values, slots, me) or changed
+    looked_up_value = not any(d.tool == "update_user_profile" for d in steps) and any(
+        d.tool == "find_user" and any(v in values for v in d.arguments.values()) for d in steps
+    )  # "把我的名字改成<NAME1>" planned as a lookup of the new name
+    if len(pairs) < 2 and not changed and not looked_up_value:
         return plan
     for d in list(steps):
         if d.tool == "find_user" and any(v in values for v in d.arguments.values()) and me:
@@ -72,6 +81,13 @@ def profile_updates(plan: ThoughtPlan, masked: str, slots: dict[str, Any], me: s
             steps.remove(d)
             changed = True
     updates = [d for d in steps if d.tool == "update_user_profile"]
+    if not updates and changed and me:
+        # "把我的名字改成<NAME1>": the new name was looked up as a person and nothing was updated
+        steps += [
+            Draft(f"upd{n}", "update_user_profile", {"user_id": me, "field": name, "value": value}, [])
+            for n, (name, value) in enumerate(pairs)
+        ]
+        return build(plan, steps) or plan
     if not updates:
         return plan if not changed else (build(plan, steps) or plan)
     have = {(d.arguments.get("field"), d.arguments.get("value")) for d in updates}
@@ -98,6 +114,28 @@ def profile_updates(plan: ThoughtPlan, masked: str, slots: dict[str, Any], me: s
 
 
 _PERSON_KINDS = {"EMAIL": "email", "PHONE": "phone", "NAME": "name"}
+_KEY_USES = {"find_user": ("email", "phone", "name"), "send_email": ("to",)}
+"""Arguments that use a person value as a key: whom to look up, whom to write to."""
+
+
+def _drop_key_updates(steps: list[Draft], values: list[Any]) -> bool:
+    """An update writing a value no field pair sets that another step uses as a key ("the customer on
+    <PHONE1> moved, change their city to <CITY1>": the phone finds the customer; "email <EMAIL1> …,
+    then update my phone to <PHONE1>": the address is the recipient) is dropped. True when changed."""
+    keys = {v for d in steps for a in _KEY_USES.get(d.tool, ()) if isinstance(v := d.arguments.get(a), str)}
+    odd = [
+        d
+        for d in steps
+        if d.tool == "update_user_profile"
+        and (v := d.arguments.get("value")) in keys
+        and v not in values
+        and not any(o is not d and d.key in o.dependencies for o in steps)
+    ]
+    if not odd or all(d in odd for d in steps if d.tool == "update_user_profile"):
+        return False  # the only update: the model's reading of the ask, left alone
+    for d in odd:
+        steps.remove(d)
+    return True
 
 
 def _person_not_value(steps: list[Draft], values: list[Any], slots: dict[str, Any], me: str | None) -> bool:

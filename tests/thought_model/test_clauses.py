@@ -134,3 +134,17 @@ def test_two_ids_of_one_kind_joined_by_and_are_one_ask(text):
     """One predicate over a list of ids: the fan-out makes one step per id (same tool), the splitter
     must not hand the first id to a clause of its own ('查下订单 <ORDER1>' was planned as a status)."""
     assert len(masked_split(text)) == 1
+
+
+def test_round39_splits() -> None:
+    def parts(text: str) -> list[str]:
+        return [c.masked for c in split_request(perceive(text, today=date(2026, 3, 1), user_known=True))]
+
+    # 再 after a space starts the next ask
+    assert parts("给订单 771029384465019283 开个发票 再查下它的物流") == [
+        "给订单 <ORDER1> 开个发票",
+        "查下它的物流",
+    ]
+    # two list objects sharing one period
+    assert parts("列出我最近7天的订单和报销。") == ["列出我<DATE1>的订单", "列出我<DATE1>的报销"]
+    assert len(parts("List my expense claims from the last 30 days, and my invoices from this month.")) == 2

@@ -23,8 +23,49 @@ def test_a_dropped_ask_that_lacks_values_is_insufficient() -> None:
     res, _ = run(RULES, TEXT, sufficiency=OFF)
     assert isinstance(res.output, InsufficientContext), dumped(res)
     assert set(res.output.required_fields) <= {"to", "subject", "body"} and res.output.required_fields
-    res, _ = run(RULES, TEXT, sufficiency=OFF, dropped_asks=False)
+    res, _ = run(RULES, TEXT, sufficiency=OFF, dropped_asks=False, unservable_asks=False)
     assert isinstance(res.output, ThoughtPlan)  # the whole plan, as before
+
+
+def test_an_unservable_write_makes_the_request_insufficient() -> None:
+    # the write rule alone (the dropped-ask rule off): "send" is a word only send_email has
+    res, _ = run(RULES, TEXT, sufficiency=OFF, dropped_asks=False)
+    assert isinstance(res.output, InsufficientContext), dumped(res)
+    assert set(res.output.required_fields) == {"to", "subject", "body"}
+    # a write whose value another clause gives is not unservable ("refund 88, the order id later")
+    text = "check the weather in Paris and then refund 88 yuan"
+    rules = [
+        (["and then refund"], WEATHER),
+        (["check the weather in <CITY1>"], WEATHER),
+        (["refund <AMOUNT1>"], insufficient("refund_order", "order_id", "amount")),
+    ]
+    res, _ = run(rules, text, sufficiency=OFF, dropped_asks=False)
+    assert isinstance(res.output, InsufficientContext), dumped(res)
+    assert res.output.required_fields == ["order_id"]
+    # a read clause lacking its id is the dropped-ask rule's, not this one's
+    rules = [
+        (["and then show invoice"], WEATHER),
+        (["check the weather in <CITY1>"], WEATHER),
+        (["show invoice"], insufficient("query_invoice", "invoice_id")),
+    ]
+    res, _ = run(
+        rules, "check the weather in Paris and then show invoice", sufficiency=OFF, dropped_asks=False
+    )
+    assert isinstance(res.output, ThoughtPlan), dumped(res)
+
+
+def test_my_records_without_a_session_user_is_insufficient() -> None:
+    from tao.contracts import SessionState
+
+    rules = [
+        (["and then list my orders"], WEATHER),
+        (["check the weather in <CITY1>"], WEATHER),
+        (["list my orders"], insufficient("list_my_orders", "user_id")),
+    ]
+    text = "check the weather in Paris and then list my orders"
+    res, _ = run(rules, text, sufficiency=OFF, dropped_asks=False, session=SessionState(user_id=None))
+    assert isinstance(res.output, InsufficientContext), dumped(res)
+    assert res.output.required_fields == ["user_id"]
 
 
 def test_a_planned_ask_is_not_a_dropped_one() -> None:

@@ -54,3 +54,39 @@ def test_fix_category_sets_the_word_category() -> None:
 def test_fix_category_leaves_a_plan_without_words() -> None:
     plan = _plan("travel")
     assert fix_category(plan, "报销 <AMOUNT1>") is plan
+
+
+def _two(categories: tuple[str, str], amounts: tuple[float, float]) -> ThoughtPlan:
+    return ThoughtPlan.model_validate(
+        {
+            "intent": "multi_task",
+            "steps": [
+                {
+                    "step_id": f"t{i}",
+                    "tool": "submit_expense",
+                    "arguments": {"amount": a, "category": c, "date": "@today", "description": "x"},
+                }
+                for i, (c, a) in enumerate(zip(categories, amounts, strict=True), 1)
+            ],
+        }
+    )
+
+
+def test_each_of_several_expenses_gets_the_category_of_its_own_words() -> None:
+    slots = {"<AMOUNT1>": 45.0, "<AMOUNT2>": 210.0}
+    masked = "报销两笔：1. <DATE1>出租车费 <AMOUNT1>，交通类，备注<TEXT1>；2. <DATE2>晚餐 <AMOUNT2>，餐费，备注<TEXT2>。"
+    fixed = fix_category(_two(("transport", "transport"), (45.0, 210.0)), masked, slots)
+    assert [s.arguments["category"] for s in fixed.steps] == ["transport", "meal"]
+    en = "submit <AMOUNT1> transport on <DATE1> <TEXT1>, <AMOUNT2> hotel on <DATE1> <TEXT2>"
+    fixed = fix_category(_two(("meal", "meal"), (45.0, 210.0)), en, slots)
+    assert [s.arguments["category"] for s in fixed.steps] == ["transport", "hotel"]
+    # without the slots (or with equal amounts) the whole request decides, as before
+    both = _two(("other", "other"), (45.0, 210.0))
+    assert [
+        s.arguments["category"] for s in fix_category(both, "报销两笔午餐 <AMOUNT1> 和 <AMOUNT2>").steps
+    ] == ["meal", "meal"]
+
+
+def test_a_category_named_as_a_class_wins() -> None:
+    assert category_of("<DATE1>高铁票 <AMOUNT1>，差旅类") == "travel"
+    assert category_of("<DATE1>酒店 <AMOUNT1>，住宿类") == "hotel"

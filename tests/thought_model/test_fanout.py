@@ -159,14 +159,18 @@ def test_build_renumbers_and_refuses_forward_references() -> None:
 
 
 def test_a_name_ending_a_list_of_cities_is_a_city_when_only_a_needless_find_user_uses_it() -> None:
-    p = _p("How is the weather looking in Rome, Milan and Naples tomorrow?")
-    assert p.slots.get("<NAME1>") == "Naples"  # a city the gazetteer lacks
+    # a city the gazetteer has (cue-gated) is read as one when listed after a city (perception)
+    assert (
+        _p("How is the weather looking in Rome, Milan and Naples tomorrow?").slots.get("<CITY3>") == "Naples"
+    )
+    p = _p("How is the weather looking in Rome, Milan and Zorvik tomorrow?")
+    assert p.slots.get("<NAME1>") == "Zorvik"  # a place the gazetteer lacks
     plan = _plan(
         {"tool": "get_weather", "arguments": {"city": "Rome", "date": "@tomorrow"}},
         {"tool": "get_weather", "arguments": {"city": "Milan", "date": "@tomorrow"}},
-        {"tool": "find_user", "arguments": {"name": "Naples"}},
+        {"tool": "find_user", "arguments": {"name": "Zorvik"}},
     )
-    assert [s.arguments["city"] for s in fan_out(plan, p).steps] == ["Rome", "Milan", "Naples"]
+    assert [s.arguments["city"] for s in fan_out(plan, p).steps] == ["Rome", "Milan", "Zorvik"]
     q = _p("weather in Beijing and Zhang Wei's profile")
     chain = _plan(
         {"tool": "get_weather", "arguments": {"city": "Beijing"}},

@@ -205,3 +205,40 @@ def test_evening_title_before_the_ask() -> None:
 def test_person_name_takes_no_city() -> None:
     avail = ["<CITY1>", "<NAME1>", "<TEXT1>", "<EMAIL1>"]
     assert field_tokens("name", _prop("find_user", "name"), TOOLS, avail) == ["<NAME1>", "<TEXT1>"]
+
+
+def test_invitee_tokens_after_an_attendee_noun() -> None:
+    assert invitee_tokens("同一时间，参会人 <EMAIL1> 和 <EMAIL2>") == ["<EMAIL1>", "<EMAIL2>"]
+    assert invitee_tokens("at the same time with attendees <EMAIL1> and <EMAIL2>") == ["<EMAIL1>", "<EMAIL2>"]
+
+
+def test_an_invitee_looked_up_is_an_attendee_and_my_calendar_stays_mine() -> None:
+    req = "后天上午10点半建个会 叫“预算评审” 45分钟 拉上 amy@jiuzhou.com 再看看我那天还有啥别的安排"
+    plan = _parse(
+        req,
+        [
+            {"step_id": "t1", "tool": "create_calendar_event", "arguments": dict(EVENT)},
+            {"step_id": "t2", "tool": "find_user", "arguments": {"email": "<EMAIL1>"}},
+            {
+                "step_id": "t3",
+                "tool": "list_user_calendar_events",
+                "arguments": {"user_id": "${t2.user_id}", "date": "<DATE1>"},
+                "dependencies": ["t2"],
+            },
+        ],
+    )
+    assert isinstance(plan, ThoughtPlan)
+    assert [s.tool for s in plan.steps] == ["create_calendar_event", "list_calendar_events"]
+    assert plan.steps[0].arguments["attendees"] == ["amy@jiuzhou.com"]
+    assert "user_id" not in plan.steps[1].arguments
+
+
+def test_a_person_the_request_asks_about_is_still_looked_up() -> None:
+    req = "Find li@corp.com's profile, and create an event 'Sync' tomorrow at 2pm for 30 minutes inviting li@corp.com"
+    steps = [
+        {"step_id": "t1", "tool": "find_user", "arguments": {"email": "<EMAIL1>"}},
+        {"step_id": "t2", "tool": "create_calendar_event", "arguments": dict(EVENT)},
+    ]
+    plan = _parse(req, steps)
+    assert isinstance(plan, ThoughtPlan)
+    assert next(s.tool for s in plan.steps) == "find_user"

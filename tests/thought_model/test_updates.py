@@ -60,3 +60,43 @@ def test_a_new_name_is_no_person_to_look_up() -> None:
         ("update_user_profile", {"user_id": ME, "field": "city", "value": "Shenzhen"}, []),
         ("update_user_profile", {"user_id": ME, "field": "name", "value": "Lily Zhang"}, []),
     ]
+
+
+def test_an_update_of_a_lookup_key_or_a_recipient_is_dropped() -> None:
+    p = perceive(
+        "The customer on 13760018823 just moved. Could you find them and change their city to Chengdu?",
+        today=date(2026, 5, 11),
+    )
+    plan = _plan(
+        {"tool": "find_user", "arguments": {"phone": "13760018823"}},
+        _upd("${t1.user_id}", "phone", "13760018823", ["t1"]),
+        _upd("${t1.user_id}", "city", "Chengdu", ["t1"]),
+    )
+    assert _rows(profile_updates(plan, p.masked, p.slots, ME)) == [
+        ("find_user", {"phone": "13760018823"}, []),
+        ("update_user_profile", {"user_id": "${t1.user_id}", "field": "city", "value": "Chengdu"}, ["t1"]),
+    ]
+    q = perceive(
+        "Send an email to anna@vistula.pl, then update my phone number to 13301928374.",
+        today=date(2026, 5, 11),
+    )
+    mail = {"tool": "send_email", "arguments": {"to": "anna@vistula.pl", "subject": "s", "body": "b"}}
+    plan = _plan(mail, _upd(ME, "email", "anna@vistula.pl"), _upd(ME, "phone", "13301928374"))
+    assert [r[0] for r in _rows(profile_updates(plan, q.masked, q.slots, ME))] == [
+        "send_email",
+        "update_user_profile",
+    ]
+    only = _plan(
+        {"tool": "find_user", "arguments": {"phone": "13760018823"}}, _upd(ME, "phone", "13760018823")
+    )
+    assert profile_updates(only, p.masked, p.slots, ME) is only  # the only update: left to the model
+
+
+def test_a_new_name_planned_only_as_a_lookup_becomes_the_update() -> None:
+    p = perceive("幫我把我的名字改成林志明。", today=date(2026, 5, 11))
+    plan = _plan({"tool": "find_user", "arguments": {"name": "林志明"}})
+    assert _rows(profile_updates(plan, p.masked, p.slots, ME)) == [
+        ("update_user_profile", {"user_id": ME, "field": "name", "value": "林志明"}, []),
+    ]
+    q = perceive("帮我找一下林志明", today=date(2026, 5, 11))
+    assert profile_updates(plan, q.masked, q.slots, ME) is plan  # no field is set: a lookup

@@ -79,6 +79,28 @@ def test_the_second_independent_set_loads_and_an_oracle_scores_100() -> None:
     assert r["by_lang"]["zh"]["n"] == 150 and r["by_lang"]["en"]["n"] == 150
 
 
+def test_the_multi_step_dev_set_loads_and_an_oracle_scores_100() -> None:
+    """dev_multi.jsonl (stop 39: 150 zh + 150 en, two helpers who saw only BRIEF.md and tools.json,
+    mostly chain and coordinated asks; a development set, tuned on): every label is reachable."""
+    cases = load_cases(EVAL_SETS["independent"].with_name("dev_multi.jsonl"))
+    assert len(cases) == 300 and len({c.request for c in cases}) == 300
+    by_request = {c.request: c for c in cases}
+
+    def oracle(batch):
+        out = []
+        for text, _ in batch:
+            c = by_request[text]
+            if c.kind == "plan":
+                out.append(plan(*[(s["tool"], s["args"]) for s in c.expect["steps"]]))
+            else:
+                out.append(InsufficientContext(required_fields=c.expect["missing"]))
+        return out
+
+    r = score_cases(cases, oracle, TOOLS, batch_size=64)
+    assert r["exact_match"] == 1.0 and r["insufficient_recall"] == 1.0 and r["insufficient_precision"] == 1.0
+    assert r["by_family"]["chain"]["n"] == 110 and r["by_family"]["coordinated"]["n"] == 110
+
+
 def test_symbols_are_resolved_and_defaults_filled_before_comparing() -> None:
     c = case(
         [("get_weather", {"city": "Paris"}), ("list_orders", {"user_id": "U12345678", "period": "2026-11"})]

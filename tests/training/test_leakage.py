@@ -81,9 +81,14 @@ def eval_requests(path: Path) -> list[str]:
 THRESHOLDS = {
     "independent": (0.15, 0.12, 10, 2),
     "independent2": (0.15, 0.12, 10, 2),
+    "dev_multi": (0.15, 0.12, 10, 2),
     "handwritten": (0.25, 0.25, 10, 4),
 }
-SETS = {**EVAL_SETS, "independent2": EVAL_SETS["independent"].with_name("independent2.jsonl")}
+SETS = {
+    **EVAL_SETS,
+    "independent2": EVAL_SETS["independent"].with_name("independent2.jsonl"),
+    "dev_multi": EVAL_SETS["independent"].with_name("dev_multi.jsonl"),
+}
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 
 from thought_model.perception.textend import MAX_CHARS as MAX_TEXT_CHARS
-from thought_model.perception.textend import cued_text_end
+from thought_model.perception.textend import cued_text_end, inline_field_end
 
 _STOP = re.compile(r"[，。,.;；!！?？\n<>\"“”（）()]")
 _ZH_NEXT_CUE = re.compile(r"(?:正文|内容|标题|主题|抄送|发给|附件)")
@@ -41,7 +41,7 @@ _ZH_CUES = re.compile(
     # an expense's bare 说明 / 备注 / 事由: "说明团建", "说明 去机场" (not 说明一下 / 说明书)
     r"|(?:(?<=^)|(?<=[\s，,。；;]))(?:说明|备注|事由|用途)(?:\s+|(?=[^\s是为:：，,。的一下书写填用就要]))"
     # a bare 抬头 / 原因 / 理由 after a comma: "，抬头上海蓝天公司", "，原因买错了"
-    r"|(?<=[，,。；;\s])(?:发票)?(?:抬头|原因|理由)(?=[^\s是为:：，,。的呢吗啥我还待稍先没不就写填要叫用开])"
+    r"|(?<=[，,。；;\s])(?:发票)?(?:抬头|原因|理由)(?=[^\s是为:：，,。的呢吗啥我还待稍先没不就写填要叫用开都])"
 )
 _ZH_SAY = re.compile(
     r"(?:邮件|邮箱|信)[，,]?\s?(?:跟他们|跟他|跟她|告诉他们|告诉他|告诉她|通知他们|通知他|通知她)?(?:就|里|里面|里就)?说"
@@ -66,6 +66,12 @@ _EN_CUES = re.compile(
     r"(?!(?:of|for|to|the email|the mail|line|and|or|is|it|this|that|about)(?![A-Za-z]))",
     re.I,
 )
+_EN_EVENT_NAME = re.compile(
+    r"(?<![A-Za-z])(?:calendar\s+)?(?:event|appointment|entry)\s+(?:called\s+|named\s+)?(?=[A-Z])"
+    r"|(?<![A-Za-z])(?:meeting|event|appointment|session)\s+(?:called|named)\s+",
+)
+"""An event's title written right after its noun, without quotes: "put a calendar event Dentist on
+<date>", "a calendar event called Vendor demo at the same time"."""
 _CAL_ASK = re.compile(
     r"[，,]\s*(?:帮我|帮忙|请|麻烦|给我)?\s*(?:建|创建|新建|加|添加|放|记|安排|排)(?:个|一个|一下|到|进|在|上)?\s*(?:我的)?"
     r"(?:日程|日历|会议|行程|事件|提醒|calendar)"
@@ -144,7 +150,11 @@ _COLON = re.compile(r"(?<![0-9])[:：](?![0-9])|\s[-–—]\s|——")
 
 
 def _cut(
-    text: str, a: int, extra_stop: re.Pattern[str] | None, taken: Callable[[int, int], bool]
+    text: str,
+    a: int,
+    extra_stop: re.Pattern[str] | None,
+    taken: Callable[[int, int], bool],
+    one_phrase: bool = False,
 ) -> tuple[int, int] | None:
     b = min(len(text), a + MAX_TEXT_CHARS)
     if extra_stop is not None:
@@ -157,6 +167,8 @@ def _cut(
             b = k
             break
     b = cued_text_end(text, a, b)  # the sentence, not only up to its first comma
+    if one_phrase:  # a title, a header, a description: not the time or the ask written after it
+        b = inline_field_end(text, a, b)
     while b > a and text[b - 1] in " ，,、":
         b -= 1
     while a < b and text[a] == " ":
@@ -195,11 +207,21 @@ def find_free_texts(
             if nxt and ("\u4e00" <= nxt <= "\u9fff" or nxt.isalnum()):
                 add(_cut(text, m.end(), _ZH_NEXT_CUE, ok))
     for m in _EN_CUES.finditer(text):
-        add(_cut(text, m.end(), _EN_NEXT_CUE, ok))
+        add(
+            _cut(
+                text,
+                m.end(),
+                _EN_NEXT_CUE,
+                ok,
+                one_phrase=m.group().lower().startswith(("title", "header", "description", "topic")),
+            )
+        )
+    for m in _EN_EVENT_NAME.finditer(text):
+        add(_cut(text, m.end(), _EN_NEXT_CUE, ok, one_phrase=True))
     for m in _EN_HEADER.finditer(text):
-        add(_cut(text, m.end(), _EN_NEXT_CUE, ok))
+        add(_cut(text, m.end(), _EN_NEXT_CUE, ok, one_phrase=True))
     for m in _EN_DESC.finditer(text):
-        add(_cut(text, m.end(), _EN_NEXT_CUE, ok))
+        add(_cut(text, m.end(), _EN_NEXT_CUE, ok, one_phrase=True))
     for m in _CAL_COLON.finditer(text):
         add(_cut(text, m.end(), _ZH_NEXT_CUE, ok))
     for span in _title_before_calendar_ask(text) + _title_put_into_calendar(text):

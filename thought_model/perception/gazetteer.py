@@ -366,7 +366,13 @@ class Gazetteer:
                             and (key not in AMBIGUOUS_EN or c.population >= FREE_POPULATION)
                             and ctx.weather_cued(a, b)
                         )  # "weather in lima": a big city, even an ambiguous name, after the weather cue
-                        if not ((surf[0].isupper() and ctx.cued(a, b, key)) or lower_ok):
+                        listed = (
+                            bool(out)
+                            and _LIST_JOIN.fullmatch(text, out[-1].end, a) is not None
+                            and ctx.about_places()
+                        )
+                        # "weather in Istanbul and Athens": a capitalised city listed right after a city
+                        if not ((surf[0].isupper() and (listed or ctx.cued(a, b, key))) or lower_ok):
                             continue
                         how = "cued"
                 if ok(a, b):
@@ -411,6 +417,13 @@ def _zh_cued(text: str, a: int, b: int) -> bool:
     return _ZH_WEATHER_AFTER.match(text, b) is not None
 
 
+_EN_CITY_FIELD = re.compile(
+    r"(?<![A-Za-z])(?:city|hometown|home\s+town|location)\s+(?:to|is|as|=|:|into)\s+$|(?<![A-Za-z])(?:moved|moving|relocated|relocating)\s+to\s+$",
+    re.I,
+)
+"""A profile's city field or a move before the name: the name is the new city."""
+_LIST_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or|&)\s+|\s*/\s*)", re.I)
+"""What joins two listed cities ("X and Y", "X, Y", "X or Y", "X/Y")."""
 _EN_BEFORE_WEATHER = re.compile(r"(?<![A-Za-z])(?:in|at|for|around|near)\s+$", re.I)
 _EN_BEFORE_TRAVEL = re.compile(r"(?<![A-Za-z])(?:to|from|into|in|at|visit|visiting)\s+$", re.I)
 
@@ -426,6 +439,8 @@ class _Context:
     def cued(self, a: int, b: int, key: str) -> bool:
         text = self.text
         before = text[max(0, a - 12) : a]
+        if _EN_CITY_FIELD.search(text[max(0, a - 24) : a]):  # "change my city to Manchester"
+            return True
         if before[-1:].isspace():
             if self._weather is None:
                 self._weather = _EN_WEATHER.search(text) is not None
@@ -437,9 +452,19 @@ class _Context:
                 return True
         return key not in AMBIGUOUS_EN and _EN_AFTER.match(text, b) is not None
 
+    def about_places(self) -> bool:
+        """Whether the request speaks of weather or travel anywhere."""
+        if self._weather is None:
+            self._weather = _EN_WEATHER.search(self.text) is not None
+        if self._travel is None:
+            self._travel = _EN_TRAVEL.search(self.text) is not None
+        return self._weather or self._travel
+
     def weather_cued(self, a: int, b: int) -> bool:
-        """The stricter cue of a typo: ``weather in bejing``, ``bejing weather``."""
+        """The stricter cue of a typo: ``weather in bejing``, ``bejing weather``, ``city to melbourn``."""
         text = self.text
+        if _EN_CITY_FIELD.search(text[max(0, a - 24) : a]):
+            return True
         if _EN_AFTER.match(text, b) is not None:
             return True
         if self._weather is None:

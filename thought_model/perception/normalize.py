@@ -77,6 +77,8 @@ KEYWORDS = (
     "update",
     "orders",
     "order",
+    "logistics",
+    "description",
 )
 # real words (and inflections of key words) that are close to a key word: never "corrected"
 _REAL_WORDS = frozenset(
@@ -224,6 +226,24 @@ _ZH_WORD_TYPOS = (
     # status / weather words: 壮态 / 状太 -> 状态, 天器 / 天汽 -> 天气
     (re.compile(r"壮态|状太|壮太"), lambda m: "状态"),
     (re.compile(r"天器|天汽"), lambda m: "天气"),
+    # object and ask words: 发漂 -> 发票, 物留 -> 物流, 日层 -> 日程, 会意室 -> 会议室, 定单 -> 订单,
+    # 报消 -> 报销, 取销 -> 取消, 元因 -> 原因, 抬投 -> 抬头, 一比 -> 一笔 (of an order), 下不下鱼 -> 下不下雨,
+    # 一个小试 -> 一个小时
+    (re.compile(r"发漂|发飘|发镖"), lambda m: "发票"),
+    (re.compile(r"物留|物刘|勿流"), lambda m: "物流"),
+    (re.compile(r"日层|日成(?=[^功])"), lambda m: "日程"),
+    (re.compile(r"会意室|会义室|汇议室|会仪室"), lambda m: "会议室"),
+    (re.compile(r"定单"), lambda m: "订单"),
+    (re.compile(r"报消|抱销"), lambda m: "报销"),
+    (re.compile(r"取销|取晓"), lambda m: "取消"),
+    (re.compile(r"元因|原音(?=[是:：])"), lambda m: "原因"),
+    (re.compile(r"抬投"), lambda m: "抬头"),
+    (re.compile(r"(?<=[最近新后])一比(?=[^0-9一二三四五六七八九十])"), lambda m: "一笔"),
+    (re.compile(r"(?<=下不下)鱼|(?<=会不会下)鱼|(?<=下)鱼(?=吗|没|了吗)"), lambda m: "雨"),
+    (
+        re.compile(r"(?<=[0-9一二两三四五六七八九十半]个)小试|(?<=[0-9一二两三四五六七八九十半])小试"),
+        lambda m: "小时",
+    ),
 )
 
 

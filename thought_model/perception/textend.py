@@ -15,7 +15,8 @@ import re
 
 MAX_CHARS = 200
 
-_HARD_STOP = re.compile(r"[。;；!！?？\n<>\"“”（）()「」『』]|\.(?=\s|$)")
+_HARD_STOP = re.compile(r"[。;；!！?？\n<>\"“”（）()「」『』]|(?<!\bCo)(?<!\bInc)\.(?=\s|$)")
+"""(A company's "Co., Ltd." does not end its sentence at "Co.".)"""
 _COMMA = re.compile(r"[，,、]")
 
 _SIGN_OFF = re.compile(
@@ -32,6 +33,7 @@ _NEXT_ASK = re.compile(
     r"正文|内容|标题|主题|题目|抬头|说明|备注|原因|理由|附件|"
     r"请?(?:尽快|尽早|马上|赶紧|抓紧)|(?:开|弄|办|做|处理|建)好(?:了|后|之后|以后)?|"
     r"查|看看|看下|取消|退款|退|发个|发封|发给|订|预订|开个|开张|建个|加个|报销|提交|抄送|邀请|叫上|拉上|"
+    r"and\s+(?:an?|another)\s+(?:[a-z]+\s+)?(?:expense|claim|invoice|event|email|meeting|room|one)(?![A-Za-z])|"
     r"(?:and\s+)?(?:then|also|plus|after that|please|pls|can you|could you|check|book|find|send|cancel|"
     r"refund|submit|list|show|get|create|schedule|invite|cc|subject|body|title|description|reason|header|"
     r"open|reset|track|raise|file|log|request|update|change|add|remove|delete|look|tell|give|email|reserve|"
@@ -103,3 +105,28 @@ def cued_text_end(text: str, a: int, limit: int, fields: re.Pattern[str] | None 
     while end > a and text[end - 1] in " ，,、":
         end -= 1
     return end
+
+
+_INLINE_FIELD_END = re.compile(
+    r"\s+(?:on|at|from|by)\s+(?=[0-9]|today|tomorrow|tonight|tmrw|next\s|this\s|(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\b)"
+    r"|\s+for\s+(?=[0-9]|an?\s+hour|half\s+an?\s+hour|one\s+hour|two\s+hours)"
+    r"|\s+(?:next|this|coming)\s+(?:week|month|(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?)(?![A-Za-z])"
+    r"|\s+(?:today|tomorrow|tonight|tmrw)(?![A-Za-z])"
+    r"|,?\s+with\s+(?:the\s+)?(?:title|subject|body|description|attendees?|invitees?)(?![A-Za-z])"
+    r"|\s+(?:inviting|with\s+attendees?)\s|\s+(?:at\s+)?the\s+same\s+time(?![A-Za-z])"
+    r"|,?\s+and\s+(?:then|also|another|an?\s+(?:[a-z]+\s+)?(?:expense|claim|invoice|event|email|meeting|room)"
+    r"|(?:list|check|show|create|book|send|find|cancel|refund|submit|get|update|change|open|pull|track|what|where)\b)",
+    re.I,
+)
+"""Inside a one-phrase English field (a title, a header, a description) written without quotes:
+where the next field or the next ask starts ("titled Supplier call <on 2026-05-22 at 10:30am>",
+"title Kestrel Analytics Ltd<, and another one for …>", "Brightwave Media Ltd< and then show me …>")."""
+
+
+def inline_field_end(text: str, a: int, end: int) -> int:
+    """The end of an English one-phrase field value in ``text[a:end]`` (see
+    :data:`_INLINE_FIELD_END`); ``end`` when nothing starts there. Chinese text is left alone."""
+    m = _INLINE_FIELD_END.search(text, a, min(len(text), end + 24))  # (a lookahead may read past ``end``)
+    if m is None or m.start() <= a or m.start() >= end or not text[a : m.start()].isascii():
+        return end
+    return m.start()
