@@ -64,6 +64,7 @@ from thought_model.entities import SLOT_TOKEN_RE, Perception, perceive
 from thought_model.enum_required import must_write
 from thought_model.enum_words import EnumWords
 from thought_model.evidence import prune_unasked
+from thought_model.item_lists import served_instead
 from thought_model.linked_read import derive_links
 from thought_model.perception.normalize import normalize_request
 from thought_model.plan_clean import clean_plan
@@ -311,6 +312,20 @@ class ComposingEngine(ComposerPasses, PlanEngine):
 
         return all(own(t, theirs) & have for t in ours) and not any(own(t, ours) & have for t in theirs)
 
+    def _served_instead(self, job: ComposeJob) -> None:
+        """Clauses insufficient for a record id the registry serves otherwise: their list, or the read
+        of the record another clause names (:mod:`thought_model.item_lists`)."""
+        me = job.req.session.user_id if job.req.session is not None else None
+        for k, p in enumerate(job.parts):
+            if p is None or not isinstance(p.output, InsufficientContext):
+                continue
+            plan = served_instead(
+                p.output, job.clauses[k], job.perception.slots, job.perception.masked, me, self.graph
+            )
+            if plan is not None:
+                text = plan.model_dump_json(exclude={"thought_id", "created_at"})
+                job.parts[k] = PlanResult(output=plan, stats=p.stats, text=text)
+
     def _asked_only(self, plan: object, job: ComposeJob) -> object:
         """``plan`` without the steps the evidence rule would drop (anything else unchanged)."""
         if not self.cfg.prune or not isinstance(plan, ThoughtPlan):
@@ -337,6 +352,8 @@ class ComposingEngine(ComposerPasses, PlanEngine):
         return job
 
     def _compose(self, job: ComposeJob) -> PlanResult:
+        if self.cfg.item_lists:
+            self._served_instead(job)
         whole = job.whole or PlanResult()
         if self.cfg.clean_whole and whole.ok and isinstance(whole.output, ThoughtPlan):
             me = job.req.session.user_id if job.req.session is not None else None

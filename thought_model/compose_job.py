@@ -38,6 +38,7 @@ class ComposerConfig:
     )
     referents: bool = True  # final plan: "his / 她的" is the named person's id, not the speaker's
     follow_on: bool = True  # user registry: the read the request asks of the last step's result
+    item_lists: bool = True  # a clause insufficient for a record id: the list / the named record's read
     linked_asks: bool = True  # reference registry: book the room found, weather of the profile's city
     linked_read: bool = True  # user registry: the record another record points to (my manager's email)
     trailing_asks: bool = True  # a clause failed: still add the last clauses' asks the whole plan lacks

@@ -38,8 +38,51 @@ _WEATHER = re.compile(
 )
 
 
+_ONE_ITEM = re.compile(
+    r"\b(?:latest|newest|most\s+rec[ea]?nt)\b|\blast\b(?!\s+(?:week|month|year|quarter|[0-9]|few|couple|two|three|seven|ten|thirty))|最新|最近(?:一|的那|那|一笔|一张|一单|一个)|最后一|上一(?:笔|张|单|个)",
+    re.I,
+)
+"""Words that select one item of a list ("my newest invoice", "最近一笔订单")."""
+_ITEM_READS: dict[str, tuple[tuple[str, str, re.Pattern[str]], ...]] = {
+    "list_orders": (
+        (
+            "get_logistics",
+            "order_id",
+            re.compile(
+                r"到哪|物流|快递|在路上|\btrack|where\s+(?:is|'s)\s+it|where\s+it\s+is|delivery\s+status",
+                re.I,
+            ),
+        ),
+        ("get_order_invoice", "order_id", re.compile(r"发票|invoice", re.I)),
+    ),
+    "list_invoices": (
+        (
+            "get_invoice",
+            "invoice_id",
+            re.compile(r"\bopen\b|\bdetails?\b|详情|详细|打开|金额|\bamount\b", re.I),
+        ),
+    ),
+    "list_expenses": (
+        (
+            "get_expense_status",
+            "expense_id",
+            re.compile(r"\bstatus\b|进度|状态|审批|到哪|批了没|approved\?", re.I),
+        ),
+    ),
+}
+"""A list step's one selected item read by the tool the request's words ask for."""
+
+
 def _first(steps: list[Draft], tool: str) -> Draft | None:
     return next((d for d in steps if d.tool == tool), None)
+
+
+_FILTER_WORDS = re.compile(r"已发货|已签收|在路上|运输中|\bin[\s_-]transit\b|\bshipped\b|\bdelivered\b", re.I)
+
+
+def _without_filters(text: str) -> str:
+    """The request without the list filters that share a reader's words ("in transit" is a status)."""
+    return _FILTER_WORDS.sub(" ", text)
 
 
 def linked_asks(plan: ThoughtPlan, text: str, slots: dict[str, Any]) -> ThoughtPlan:
@@ -66,6 +109,19 @@ def linked_asks(plan: ThoughtPlan, text: str, slots: dict[str, Any]) -> ThoughtP
             wargs["date"] = days[0]
         steps.insert(steps.index(profile) + 1, Draft("weather+", "get_weather", wargs, [profile.key]))
         changed = True
+    if _ONE_ITEM.search(simple):  # "my newest invoice … open it", "用户 <USER1> 最近一笔订单到哪了"
+        for lst in [d for d in steps if d.tool in _ITEM_READS]:
+            if any(lst.key in d.dependencies for d in steps):
+                continue
+            at = steps.index(lst) + 1
+            for tool, arg, rx in _ITEM_READS[lst.tool]:
+                # the words must be the reader's own: "invoices" of a planned list_invoices ask nothing of an order
+                theirs = any(t != lst.tool and t.split("_")[-1].rstrip("s") in tool for t in tools)
+                if tool not in tools and not theirs and rx.search(_without_filters(simple)):
+                    out_name = arg  # the list extracts the id under the argument's own name
+                    steps.insert(at, Draft(f"read{at}", tool, {arg: f"${{{lst.key}.{out_name}}}"}, [lst.key]))
+                    at += 1
+                    changed = True
     if not changed:
         return plan
     out = build(plan, steps)

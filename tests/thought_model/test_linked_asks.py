@@ -64,3 +64,21 @@ def test_no_weather_step_without_a_weather_word_or_with_a_city_given() -> None:
     plan = _plan(PROFILE)
     assert linked_asks(plan, "show me my profile", {}) is plan
     assert linked_asks(plan, "my profile and the weather in Paris", {"<CITY1>": "Paris"}) is plan
+
+
+def _list(tool: str) -> dict:
+    return {"tool": tool, "arguments": {"user_id": "U12345678"}}
+
+
+def test_the_selected_item_of_a_list_is_read_as_asked() -> None:
+    out = linked_asks(_plan(_list("list_invoices")), "pull up my pending invoices n open the newest one", {})
+    assert _rows(out)[1] == ("get_invoice", {"invoice_id": "${t1.invoice_id}"}, ["t1"])
+    out = linked_asks(_plan(_list("list_orders")), "用户 U47382910 最近一笔订单到哪了？", {})
+    assert _rows(out)[1] == ("get_logistics", {"order_id": "${t1.order_id}"}, ["t1"])
+
+
+def test_no_item_read_without_a_selection_or_with_the_words_of_another_ask() -> None:
+    plan = _plan(_list("list_orders"))
+    assert linked_asks(plan, "list my orders that are in transit", {}) is plan  # a filter, no item
+    both = _plan(_list("list_invoices"), _list("list_orders"))
+    assert linked_asks(both, "Show my invoices from last week and my orders from this week.", {}) is both
