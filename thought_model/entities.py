@@ -42,7 +42,7 @@ from thought_model.perception.names_en import EN_STOP, company_spans, not_a_name
 from thought_model.perception.normalize import KEYWORDS, normalize_request
 from thought_model.perception.numbers import NUM as _NUM
 from thought_model.perception.numbers import num as _num
-from thought_model.perception.sameday import same_day_spans
+from thought_model.perception.sameday import same_day_spans, same_day_times
 from thought_model.perception.textend import cued_text_end, field_piece, inline_field_end, is_sign_off
 from thought_model.perception.timespans import (
     find_durations,
@@ -365,6 +365,8 @@ def perceive(
         add_datetimes(text, spans, today, ranges)
         for a, b, day in same_day_spans(text, spans.items):  # "…friday, and the weather there that day"
             spans.add("DATE", a, b, text, day)
+        for i, value in same_day_times(text, spans.items):  # "tomorrow at 9am and at 6pm"
+            spans.items[i] = replace(spans.items[i], value=value)
     for m in _AMOUNT.finditer(text):
         g = next(k for k in ("a1", "a2", "a3", "a4", "a5") if m.group(k))
         a = m.start() if g in ("a1", "a2") else m.start(g)

@@ -65,6 +65,31 @@ def about_someone_else(job: ComposeJob, k: int, plan: ThoughtPlan, planned: set[
     return bool(rx.search(clause.masked)) and uses_me
 
 
+def _own_value_call(job: ComposeJob, k: int, plan: ThoughtPlan, plans: list[ThoughtPlan]) -> bool:
+    """Whether clause ``k``, which borrowed slots from other clauses, calls a lender's tool again with
+    another value of its own for an argument the lender's step already sets ("weather <DATE1> and at
+    <DATE2>", the city borrowed): a second call, not a fragment of the lender's ask ("…, invite
+    <NAME1> and <NAME2>" fills an argument the lender's step lacks)."""
+    lenders = job.borrowed.get(k, set())
+    lent = {t for j in lenders for t in job.clauses[j].slots}
+    own = {
+        v
+        for t, v in job.clauses[k].slots.items()
+        if t not in lent and not (isinstance(v, str) and v.startswith("\x00"))  # (a reference is lent too)
+    }
+    if not own:
+        return False
+    for s in plan.steps:
+        for j in lenders:
+            for ls in plans[j].steps:
+                if ls.tool != s.tool:
+                    continue
+                for a, v in s.arguments.items():
+                    if isinstance(v, str | int | float) and v in own and ls.arguments.get(a, v) != v:
+                        return True
+    return False
+
+
 def concat(
     job: ComposeJob, plans: list[ThoughtPlan], max_steps: int, intent_shapes: dict[tuple, str]
 ) -> ThoughtPlan | None:
@@ -77,9 +102,9 @@ def concat(
         ids: dict[str, str] = {}
         idx: list[str] = []
         lender_tools = {s.tool for j in job.borrowed.get(k, ()) for s in plans[j].steps}
-        if lender_tools & {s.tool for s in plan.steps} or about_someone_else(
-            job, k, plan, {s.tool for s in steps}
-        ):
+        if (
+            lender_tools & {s.tool for s in plan.steps} and not _own_value_call(job, k, plan, plans)
+        ) or about_someone_else(job, k, plan, {s.tool for s in steps}):
             # a clause that took arguments from another clause and plans the same tool is a
             # fragment of that clause's ask ("…, invite Alice and Bob"): contributes nothing
             by_index.append([])

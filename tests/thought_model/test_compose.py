@@ -319,3 +319,34 @@ def test_selection_flag(monkeypatch):
     monkeypatch.setenv("TAO_COMPOSE", "1")
     assert isinstance(maybe_composing(inner), ComposingEngine)
     assert maybe_composing(inner, enabled=False) is inner
+
+
+def test_a_borrowing_clause_with_its_own_value_is_a_second_call():
+    from datetime import date
+
+    from thought_model.clauses import Clause
+    from thought_model.compose_job import ComposeJob
+    from thought_model.entities import perceive
+    from thought_model.plan_concat import _own_value_call
+
+    p = perceive("dublin weather tomorrow at 9am and at 6pm?", today=date(2026, 3, 1), user_known=True)
+    job = ComposeJob(req=PlanRequest("x", session=SESSION), perception=p)
+    c0 = {"<CITY1>": "Dublin", "<DATE1>": "@tomorrow T09:00"}
+    c1 = {"<DATE2>": "@tomorrow T18:00", "<CITY1>": "Dublin"}
+    job.clauses = [Clause("<CITY1> weather <DATE1>", c0), Clause("at <DATE2>? <CITY1>", c1)]
+    job.borrowed = {1: {0}}
+
+    def weather(day: str) -> ThoughtPlan:
+        return ThoughtPlan.model_validate(
+            {
+                "intent": "query_weather",
+                "steps": [
+                    {"step_id": "t1", "tool": "get_weather", "arguments": {"city": "Dublin", "date": day}}
+                ],
+            }
+        )
+
+    plans = [weather("@tomorrow T09:00"), weather("@tomorrow T18:00")]
+    assert _own_value_call(job, 1, plans[1], plans)  # its own day: a second call
+    plans = [weather("@tomorrow T09:00"), weather("@tomorrow T09:00")]
+    assert not _own_value_call(job, 1, plans[1], plans)  # the lender's values only: a fragment

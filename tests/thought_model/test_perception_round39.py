@@ -145,3 +145,17 @@ def test_a_doubled_verb_ends_a_chinese_name() -> None:
     assert _slots("想约同事赵敏聊聊——先帮我找到她的ID", "NAME") == ["赵敏"]
     assert _slots("你好，我想跟同事孙浩对一下项目进度", "NAME") == ["孙浩"]
     assert _slots("看下王小明明天的日程", "NAME") == ["王小明"]
+
+
+def test_a_bare_time_listed_after_a_dated_time_is_on_that_day() -> None:
+    assert _slots("dublin weather tomorrow at 9am and at 6pm?", "DATE") == [
+        "@tomorrow T09:00",
+        "@tomorrow T18:00",
+    ]
+    assert _slots("meeting 2026-03-05 at 9am, and at 3pm too", "DATE") == [
+        "2026-03-05 09:00",
+        "2026-03-05 15:00",
+    ]
+    assert _slots("weather today at 9am and at 6pm", "DATE") == ["@today T09:00", "@today T18:00"]
+    # not listed right after it: today's time as before
+    assert _slots("tomorrow at 9 book a room, at 3pm call", "DATE")[1] == "@today T15:00"

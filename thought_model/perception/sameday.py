@@ -9,6 +9,7 @@ date of their own and gives each the day of the nearest date before it: a day or
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Protocol
@@ -54,4 +55,29 @@ def same_day_spans(text: str, spans: Sequence[_Span]) -> list[tuple[int, int, st
         day = _day_of(before[-1].value)
         if day is not None:
             out.append((m.start(), m.end(), day))
+    return out
+
+
+_TIME_ONLY = re.compile(r"^@today T([0-2][0-9]:[0-5][0-9])$")
+_TODAY_WORD = re.compile(r"today|tonight|今天|今晚|今早|今日", re.I)
+_JOIN = re.compile(
+    r"^\s*(?:,|，|、|和|或|或者|以及|and|or|&)?\s*(?:and\s+)?(?:also\s+)?(?:at|@|在)?\s*$", re.I
+)
+
+
+def same_day_times(text: str, spans: Sequence[_Span]) -> list[tuple[int, str]]:
+    """(index in ``spans``, new value) for a bare time listed right after a dated time ("tomorrow at
+    9am and at 6pm", "明天上午9点和下午6点"): the time is on that day, not today."""
+    dates = sorted(((i, s) for i, s in enumerate(spans) if s.type == "DATE"), key=lambda x: x[1].start)
+    out: list[tuple[int, str]] = []
+    for (_, prev), (i, cur) in itertools.pairwise(dates):
+        m = _TIME_ONLY.match(str(cur.value))
+        if m is None or _TODAY_WORD.search(text[cur.start : cur.end]):
+            continue
+        if not _JOIN.match(text[prev.end : cur.start]):
+            continue
+        day = _day_of(prev.value)
+        if day is None or day == "@today":
+            continue
+        out.append((i, f"{day} {m.group(1)}" if _ISO_DAY.match(day) else f"{day} T{m.group(1)}"))
     return out
