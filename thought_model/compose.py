@@ -57,8 +57,9 @@ from thought_model.clause_args import clause_grounded
 from thought_model.clause_codec import PLAN_ONLY_MARK, ClauseCodec, ClauseRequest, plan_only_schema
 from thought_model.clause_fill import refills
 from thought_model.clauses import Clause, split_request
+from thought_model.compose_asks import _unfilled
 from thought_model.compose_job import ComposeJob, ComposerConfig
-from thought_model.compose_passes import ComposerPasses, _selection_only, _unfilled
+from thought_model.compose_passes import ComposerPasses, _selection_only
 from thought_model.engine.base import GenerationStats, PlanEngine, PlanRequest, PlanResult
 from thought_model.entities import SLOT_TOKEN_RE, Perception, perceive
 from thought_model.enum_required import must_write

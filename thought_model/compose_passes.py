@@ -5,15 +5,13 @@ the dropped-ask rule, and the deterministic passes on the final plan (see the mo
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from tao.contracts import InsufficientContext, PlanStep, ThoughtPlan, ToolSpec
-from tao.contracts.tools import Permission
 from thought_model.clause_codec import ClauseRequest
-from thought_model.clause_fill import fill_one
 from thought_model.clauses import Clause, renumber
+from thought_model.compose_asks import ComposerAsks
 from thought_model.compose_job import ComposeJob, ComposerConfig
 from thought_model.engine.base import PlanRequest, PlanResult
 from thought_model.entities import Perception
@@ -21,8 +19,7 @@ from thought_model.enum_align import align_enums
 from thought_model.enum_fanout import drop_unwritten_twins, enum_fan_out
 from thought_model.enum_required import MustWrite, unwritten_required
 from thought_model.enum_words import EnumWords, fix_enums
-from thought_model.evidence import CUES as EVIDENCE_CUES
-from thought_model.evidence import evidenced, prune_unasked
+from thought_model.evidence import prune_unasked
 from thought_model.expense_words import TOOL as EXPENSE_TOOL
 from thought_model.expense_words import fix_category
 from thought_model.fanout import fan_out
@@ -32,12 +29,10 @@ from thought_model.invitees import attach_invitees
 from thought_model.linked_asks import linked_asks
 from thought_model.linked_read import Link, linked_read
 from thought_model.paired import paired_fan_out
-from thought_model.perception.normalize import normalize_request, to_simplified
+from thought_model.perception.normalize import normalize_request
 from thought_model.periods import fix_periods
 from thought_model.person_calendar import person_calendar
 from thought_model.plan_clean import clean_plan
-from thought_model.plan_concat import MULTI_INTENT
-from thought_model.reference_words import REFERENCE_ZH_WRITE_ASKS
 from thought_model.referents import third_person_user
 from thought_model.registry_graph import (
     RegistryGraph,
@@ -48,13 +43,13 @@ from thought_model.status_question import status_not_tracking
 from thought_model.status_words import fix_status
 from thought_model.step_order import clause_order
 from thought_model.sufficiency import Decision, Judgement, SufficiencyCheck
-from thought_model.tool_cues import ToolCues, words
+from thought_model.tool_cues import ToolCues
 from thought_model.uncued_text import uncued_text, written_as
 from thought_model.unnamed_person import unnamed_other
 from thought_model.updates import profile_updates
 
 
-class ComposerPasses:
+class ComposerPasses(ComposerAsks):
     """The composer's per-result checks and final-plan passes; state is the engine's (set in
     :meth:`thought_model.compose.ComposingEngine.__init__`)."""
 
@@ -301,105 +296,6 @@ class ComposerPasses:
         if plan is res.output:
             return res
         return replace(res, output=plan, text=plan.model_dump_json(exclude={"thought_id", "created_at"}))
-
-    def _worded(self, tool: str, masked: str) -> bool:
-        """Whether ``masked`` has a word of ``tool`` (False for a tool without cue words)."""
-        if tool in EVIDENCE_CUES and self.cues is None:  # the reference domain's hand-written words
-            return evidenced(tool, masked)
-        return bool(self.words.cues.get(tool)) and self.words.evidenced(tool, masked)
-
-    def _unservable_ask(self, job: ComposeJob, whole: PlanResult) -> PlanResult | None:
-        """``insufficient_context`` when a clause asks a write ("给订单 <ORDER1> 开个发票", "cancel my
-        latest order") that lacks a required value nothing else provides and the whole-request plan
-        has no step of that write tool: a write without its value cannot run, so the request as a
-        whole is insufficient (BRIEF: a multi-part request missing a value for any part). Also a
-        clause about the speaker's own records ("我最近的订单", "my orders") when the session has no
-        user: ``user_id``."""
-        if not whole.ok or not isinstance(whole.output, ThoughtPlan):
-            return None  # an insufficient whole result is the sufficiency check's to correct
-        planned = {s.tool for s in whole.output.steps}
-        user_known = bool(job.req.session is not None and job.req.session.user_id)
-        fields: list[str] = []
-        for k, p in enumerate(job.parts):
-            out = p.output if p is not None else None
-            if not isinstance(out, InsufficientContext):
-                continue
-            masked = job.clauses[k].masked
-            if not user_known and list(out.required_fields) == ["user_id"] and _FIRST_PERSON.search(masked):
-                fields.append("user_id")
-                continue
-            writes = {
-                t
-                for t in self.intent_tools.get(out.intent or "", set())
-                if (spec := self.graph.tools.get(t)) is not None and spec.permission is not Permission.READ
-            }
-            if not writes or writes & planned or not any(self._write_worded(t, masked) for t in writes):
-                continue
-            required = {f for t in writes for f in self.graph.tools[t].args_schema.get("required", [])}
-            given = {_kind(t) for t in job.perception.slots}  # a value anywhere in the request
-            fields += [
-                f
-                for f in _unfilled(job, self.graph, k, out.required_fields)
-                if f in required and not given & set(self.graph.slot_kinds(f))
-            ]
-        if not fields:
-            return None
-        job.how = "unservable-ask"
-        ins = InsufficientContext(required_fields=list(dict.fromkeys(fields)), intent=MULTI_INTENT)
-        return PlanResult(output=ins, text=ins.model_dump_json(exclude_none=True))
-
-    def _write_worded(self, tool: str, masked: str) -> bool:
-        """Whether ``masked`` has a word of the write ``tool`` that no read tool of the registry has
-        ("开票", "issue", "cancel"; not "发票" / "invoice", which a read of the invoice shares)."""
-        reads = [
-            ws
-            for t, ws in self.words.cues.items()
-            if (spec := self.graph.tools.get(t)) is not None and spec.permission is Permission.READ
-        ]
-        own = self.words.cues.get(tool, frozenset()).difference(*reads)
-        if own & words(masked):
-            return True
-        zh = REFERENCE_ZH_WRITE_ASKS.get(tool) if self.cues is None else None  # the reference registry
-        return zh is not None and zh.search(to_simplified(masked)) is not None
-
-    def _dropped_ask(self, job: ComposeJob, whole: PlanResult) -> PlanResult | None:
-        """``insufficient_context`` when the whole-request plan leaves out the ask of a clause that
-        lacks a value nothing else provides ("reset my VPN password and then open a ticket": the
-        ticket's content): the tools of the clause's intent, which its words evidence, have no step in
-        the plan."""
-        if not whole.ok or not isinstance(whole.output, ThoughtPlan):
-            return None
-        planned = {s.tool for s in whole.output.steps}
-        fields: list[str] = []
-        for k, p in enumerate(job.parts):
-            out = p.output if p is not None else None
-            if not isinstance(out, InsufficientContext):
-                continue
-            tools = self.intent_tools.get(out.intent or "", set())
-            masked = job.clauses[k].masked
-            asked = any(self._worded(t, masked) for t in tools)
-            # the clause's words are of that ask ("what's the email" asks for no replacement)
-            served = any(self._worded(t, masked) for t in planned - tools)
-            # a planned step is of the clause's words: the clause model misread its intent
-            if tools and asked and not tools & planned and not served:
-                fields += _unfilled(job, self.graph, k, out.required_fields)
-        if not fields:
-            return None
-        job.how = "dropped-ask"
-        ins = InsufficientContext(required_fields=list(dict.fromkeys(fields)), intent=whole.output.intent)
-        return PlanResult(output=ins, text=ins.model_dump_json(exclude_none=True))
-
-
-_FIRST_PERSON = re.compile(r"我|\bmy\b|\bmine\b|\bI\b", re.I)
-
-
-def _kind(tok: str) -> str:
-    return re.sub(r"[0-9<>]", "", tok)
-
-
-def _unfilled(job: ComposeJob, graph: RegistryGraph, k: int, fields: Sequence[str]) -> list[str]:
-    used = set(job.clauses[k].slots)
-    return [f for f in fields if fill_one(job, graph, k, f, used) is None]
 
 
 def _selection_only(clause: Clause, res: PlanResult) -> PlanResult:

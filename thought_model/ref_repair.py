@@ -12,6 +12,9 @@ then refuses the whole plan (``REFERENCE_NOT_DEPENDENCY``). Deterministic rules:
   output adds that step to the dependencies;
 * a reference to a step that does not extract the output moves to the nearest earlier step that
   does (and depends on it);
+* a reference to the step itself (``${t3.user_id}`` inside t3: the grammar of one step does not
+  know its own position) moves to the nearest earlier step that extracts the output; a reference to
+  a later step is left to the plan check;
 * a step whose reference no earlier step can produce is built on nothing: it is dropped with the
   steps that need it, when another step remains (the plan is renumbered).
 
@@ -61,7 +64,26 @@ def repair_references(plan: ThoughtPlan, tools: Sequence[ToolSpec], perception: 
         deps = list(s.dependencies)
         for a, v in s.arguments.items():
             r = ref_of(v)
-            if r is None or r[0] not in pos or pos[r[0]] >= i:
+            if r is None or r[0] not in pos:
+                continue
+            if pos[r[0]] > i:
+                continue  # a later step: left to the plan check (refused)
+            if pos[r[0]] == i:  # itself: the nearest earlier step that extracts the output
+                producer = next(
+                    (
+                        p
+                        for p in reversed(plan.steps[:i])
+                        if (ps := specs.get(p.tool)) is not None and r[1] in ps.extract
+                    ),
+                    None,
+                )
+                if producer is None:
+                    unfounded.add(s.step_id)
+                    continue
+                args[a] = f"${{{producer.step_id}.{r[1]}}}"
+                deps = [d for d in deps if d in pos and pos[d] < i]
+                if producer.step_id not in deps:
+                    deps.append(producer.step_id)
                 continue
             typ = _type(specs.get(s.tool), a)
             if typ in NUMBER_SLOT_KINDS:

@@ -112,6 +112,22 @@ def test_parse_output_repairs_and_still_refuses_forward_references() -> None:
     p = perceive("Submit a 560 travel expense, then its status")
     got = parse_output(text, p, None, TOOLS)
     assert isinstance(got, ThoughtPlan) and got.steps[1].dependencies == ["t1"]
-    fwd = text.replace('"${t1.expense_id}"', '"${t2.expense_id}"')
-    with pytest.raises(PlanParseError, match=r"SELF_DEPENDENCY|REFERENCE|dependenc"):
-        parse_output(fwd, p, None, TOOLS)
+    # a reference to the step itself reads the nearest earlier step that extracts the output
+    own = text.replace('"${t1.expense_id}"', '"${t2.expense_id}"')
+    got = parse_output(own, p, None, TOOLS)
+    assert isinstance(got, ThoughtPlan) and got.steps[1].arguments["expense_id"] == "${t1.expense_id}"
+    assert got.steps[1].dependencies == ["t1"]
+    # a reference to a later step is still refused
+    doc = json.loads(text)
+    doc["steps"][0]["arguments"]["amount"] = "${t2.amount}"
+    with pytest.raises(PlanParseError, match=r"SELF_DEPENDENCY|REFERENCE|dependenc|FORWARD|later"):
+        parse_output(json.dumps(doc), p, None, TOOLS)
+
+
+def test_a_self_reference_with_no_earlier_producer_is_dropped() -> None:
+    p = perceive("查下EXP48623497，再改下手机号")
+    plan = _plan(
+        {"tool": "get_expense_status", "arguments": {"expense_id": "EXP48623497"}},
+        {"tool": "get_logistics", "arguments": {"order_id": "${t2.order_id}"}},
+    )
+    assert [s.tool for s in repair_references(plan, TOOLS, p).steps] == ["get_expense_status"]
