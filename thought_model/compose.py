@@ -83,6 +83,7 @@ from thought_model.referents import person_lookup
 from thought_model.registry_graph import (
     RegistryGraph,
     is_reference,
+    is_reference_lexicon,
     plan_shape,
     reference_intent_shapes,
     reference_tools,
@@ -133,10 +134,14 @@ class ComposingEngine(ComposerPasses, PlanEngine):
         self.graph = RegistryGraph(tools)
         self.specs = list(tools)
         self.cfg = config or ComposerConfig()
-        own = not (reference or is_reference(tools))  # a user registry
+        codec = getattr(inner, "codec", None)
+        # a user registry: other tools, or the reference tools with a lexicon of their own (trained
+        # from their contracts: its slot kinds are not the reference model's)
+        own = not (reference or is_reference(tools)) or not is_reference_lexicon(
+            getattr(codec, "lexicon", None)
+        )
         if intent_steps is None:
             intent_steps = {} if own else reference_intent_steps()
-        codec = getattr(inner, "codec", None)
         # a user registry's requests are perceived with its own lexicon (id kinds, name stop words,
         # text cues), as the inner codec does; the reference domain's with perception's default
         self.lexicon: Lexicon | None = getattr(codec, "lexicon", None) if own else None

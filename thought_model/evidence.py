@@ -190,7 +190,7 @@ def _drop_unworded_readers(
         if _needers(steps, d) or not has_cues(d):
             continue
         for v in d.arguments.values():
-            near = windows.get(v)
+            near = windows.get(v) if isinstance(v, str) else None  # a list (attendees) is no id
             if near is None or worded(d, near):
                 continue
             if any(

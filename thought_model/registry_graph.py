@@ -90,6 +90,18 @@ def reference_tools() -> list[ToolSpec]:
     return reference_tools()
 
 
+def is_reference_lexicon(lexicon: Any) -> bool:
+    """Whether ``lexicon`` is the reference domain's (or none: perception's default). A user registry
+    may reuse the reference tools' names (the reference tools retrained from their contracts) and
+    still have its own slot kinds: the lexicon's id kinds (its slot tokens), not the tool names, say
+    whose model it is."""
+    if lexicon is None:
+        return True
+    from tao.domains.reference.lexicon import LEXICON
+
+    return lexicon is LEXICON or tuple(lexicon.id_kinds) == tuple(LEXICON.id_kinds)
+
+
 def reference_intent_shapes() -> dict[tuple, str]:
     """Plan shape (tools and dependency positions) → intent, for the multi-step intents of the
     reference domain (used to name a composed plan whose clauses reference each other)."""

@@ -39,21 +39,35 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from tao.contracts.domain import Domain, IntentSpec, Phrasing, RequestExample
 from tao.contracts.tools import ToolSpec
 from tao.domains.contract import ContractError, base_pattern, regex_sample, string_fields
+from thought_model.perception.gazetteer import big_cities
 
 ME = "<ME>"
 _REF = re.compile(r"^\$\{t([1-7])\.([A-Za-z_][A-Za-z0-9_]*)\}$")
 _EMAIL_SAMPLE = "a.b@example.com"
 _PHONE_SAMPLE = "13812345678"
 _DATE_SAMPLES = ("2026-03-05", "@today")
-_PERIOD_SAMPLES = ("2026-03-01/2026-03-31", "@last_month")
+_PERIOD_SAMPLES = ("2026-03-01/2026-03-31",)
+"""A period field takes a range (a date field may take ``@last_month`` too, when its symbols do)."""
 _TEXT_SAMPLES = ("Hangzhou", "abc def", "杭州", "电脑开不了机")
 _NAME_FIELDS = re.compile(r"(^|_)(name|assignee|owner|person|contact)$")
+_PEOPLE_FIELDS = re.compile(
+    r"(^|_)(attendees|participants|invitees|members|people|recipients|guests|cc|bcc)$"
+)
+"""Array fields whose items are people (a name, or an email where the example writes one)."""
+_WHEN_FIELDS = re.compile(r"(^|_)(start|begin|time|when|at|from|starts_at|start_time|datetime)$")
+"""Date fields that take a time of day when the pattern allows one (``start``: tomorrow at 3pm)."""
+_WHEN_SAMPLES = ("2026-03-05 15:00", "@tomorrow T15:00")
+EXAMPLE_NOW = datetime(2026, 3, 4, 10, 0)
+"""The moment an example's resolved dates are read against (a Wednesday): ``"tomorrow at 3pm"`` is
+``"2026-03-05 15:00"``, ``"last month"`` ``"2026-02-01/2026-02-28"``; a time symbol
+(``"@tomorrow T15:00"``) is accepted as well."""
 _CITY_FIELDS = re.compile(r"(^|_)city$")
 CONNECTORS = {
     "zh": ["，然后", "，再", "；另外", "。还有，", "，顺便", "，同时", "，并且", "。另外帮我"],
@@ -115,7 +129,7 @@ class _Kinds:
 
     def _new(self, base: str, kind: SlotKind) -> str:
         name = _letters(base)
-        while name in self.kinds and self.kinds[name] != kind:
+        while name in self.kinds and self.kinds[name] != replace(kind, name=name):
             name += "x"
         kind.name = name
         self.kinds[name] = kind
@@ -144,8 +158,14 @@ class _Kinds:
             if re.search(r"dur|minute", name):
                 return self._new("dur", SlotKind("", "DUR", "count", lo=max(lo, 15), hi=min(hi, 480)))
             return self._new("count", SlotKind("", "NUM", "count", lo=max(lo, 1), hi=min(hi, 1000)))
-        if typ == "array":
-            raise ContractError(f"{where}: array arguments are not derived yet (give a phrasing)")
+        if typ == "array":  # a list of values of the items' kind (each item its own slot)
+            raw = prop.get("items")
+            items: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+            if items.get("type") not in (None, "string") or "enum" in items:
+                raise ContractError(f"{where}: array items {items!r} have no slot kind (strings only)")
+            if not items.get("pattern") and _PEOPLE_FIELDS.search(name):
+                return self._new("name", SlotKind("", "NAME", "name", pool=fake["name"]))
+            return self._kind_of(tool, name, {**items, "type": "string"}, ids, fake)
         if typ not in (None, "string"):
             raise ContractError(f"{where}: type {typ!r} has no slot kind")
         pattern = prop.get("pattern")
@@ -167,6 +187,8 @@ class _Kinds:
             if any(re.search(pattern, s) for s in _PERIOD_SAMPLES):
                 return self._new("period", SlotKind("", "DATE", "period"))
             if any(re.search(pattern, s) for s in _DATE_SAMPLES):
+                if _WHEN_FIELDS.search(name) and any(re.search(pattern, s) for s in _WHEN_SAMPLES):
+                    return self._new("when", SlotKind("", "DATE", "when"))
                 return self._new("day", SlotKind("", "DATE", "day"))
             if not any(re.search(pattern, s) for s in _TEXT_SAMPLES):
                 raise ContractError(
@@ -178,9 +200,9 @@ class _Kinds:
             return self._new("name", SlotKind("", "NAME", "name", pool=fake["name"]))
         if _CITY_FIELDS.search(name):
             lex = self.domain.lexicon
-            pool = {
-                "zh": list(lex.cities_zh) or ["北京", "上海"],
-                "en": list(lex.cities_en) or ["London", "Paris"],
+            pool = {  # the domain's cities, else the world's biggest (perception's gazetteer)
+                "zh": list(lex.cities_zh) or big_cities("zh"),
+                "en": list(lex.cities_en) or big_cities("en"),
             }
             return self._new("city", SlotKind("", "CITY", "city", pool=pool))
         pool = {"zh": [], "en": []}
@@ -294,14 +316,125 @@ class _Template:
     steps: tuple[tuple[str, dict, tuple[str, ...]], ...]
 
 
+def _month_period(v: str) -> str:
+    """``2026-02`` -> ``2026-02-01/2026-02-28`` (a whole month written as its period)."""
+    import calendar
+
+    if re.fullmatch(r"[0-9]{4}-[0-9]{2}", v):
+        y, m = int(v[:4]), int(v[5:])
+        return f"{v}-01/{v}-{calendar.monthrange(y, m)[1]:02d}"
+    return v
+
+
+def same_example_value(found: Any, value: Any) -> bool:
+    """Whether perception's ``found`` value (a time symbol, a date, a number) is the example's
+    ``value`` (a resolved date against :data:`EXAMPLE_NOW`, the symbol itself, a number)."""
+    from tao.contracts.timeexpr import TimeSymbolError, resolve_symbol
+
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return abs(float(found) - float(value)) < 1e-9
+        except (TypeError, ValueError):
+            return False
+    if not isinstance(found, str) or not isinstance(value, str):
+        return False
+    if found == value:
+        return True
+    resolved = found
+    if found.startswith("@"):
+        try:
+            resolved = resolve_symbol(found, now=EXAMPLE_NOW)
+        except TimeSymbolError:
+            return False
+    return _month_period(resolved) == _month_period(value)
+
+
+_PERCEIVED = frozenset({"day", "period", "when", "amount", "count", "phone", "city"})
+"""Kinds whose example values may be written in other words than the value (``tomorrow at 3pm``,
+``¥42``, ``an hour and a half``): found by perception."""
+
+
+_MEASURED = frozenset({"day", "period", "when", "amount", "count"})
+"""Kinds whose written surface is more than the value (a currency, a unit, a date word)."""
+
+
+def _perceived_span(text: str, k: SlotKind, value: Any, entities: Sequence[Any]) -> tuple[int, int] | None:
+    """Where ``text`` writes ``value`` by one of ``entities`` (perception of the example's whole
+    text, so a range's duration is read before its start became a slot), or a number of the same
+    value (``45.20`` for 45.2)."""
+    if k.source not in _PERCEIVED:
+        return None
+    for e in entities:
+        if e.type == k.slot and same_example_value(e.value, value):
+            i = text.find(e.text)
+            if i >= 0:
+                return i, i + len(e.text)
+    if k.source in ("amount", "count") and isinstance(value, (int, float)):
+        for m in re.finditer(r"(?<![0-9.])[0-9]+(?:\.[0-9]+)?(?![0-9])", text):
+            if abs(float(m.group(0)) - float(value)) < 1e-9:
+                return m.start(), m.end()
+    return None
+
+
+def _item_kind(kinds: _Kinds, tool: str, arg: str, item: Any) -> SlotKind:
+    """The kind of one item of an array argument: an email where the item is one (attendees written
+    as addresses), else the field's kind."""
+    k = kinds.kind(tool, arg)
+    if isinstance(item, str) and k.source != "email" and re.fullmatch(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}", item):
+        for kk in kinds.kinds.values():
+            if kk.source == "email":
+                return kk
+        return kinds.kinds[kinds._new("email", SlotKind("", "EMAIL", "email", pool=_faker_pools()["email"]))]
+    return k
+
+
 def example_template(ex: RequestExample, kinds: _Kinds, registry: Mapping[str, ToolSpec]) -> _Template:
     """An example with its values turned into ``{kind}`` slots and its plan into argument templates.
 
+    A value is found in the text as written; a date, time, amount, count, phone or city written in
+    other words is found by perception (``tomorrow at 3pm`` for ``"2026-03-05 15:00"``, dates
+    resolved against :data:`EXAMPLE_NOW`); each item of an array argument is its own slot.
     Raises :class:`ContractError` when a value is not in the text or a tool / argument is unknown."""
     text = _escape(ex.text)
     counts: dict[str, int] = {}
     seen: dict[tuple[str, str], str] = {}  # (kind, value) -> placeholder key
     steps = []
+    entities: list[Any] = []
+
+    def perceived(k: SlotKind, value: Any) -> tuple[int, int] | None:
+        if k.source not in _PERCEIVED:
+            return None
+        if not entities:
+            from thought_model.entities import perceive
+
+            entities.extend(perceive(text, today=EXAMPLE_NOW.date(), lexicon=kinds.domain.lexicon).entities)
+        return _perceived_span(text, k, value, entities)
+
+    def place(tool: str, arg: str, k: SlotKind, value: Any) -> str | None:
+        nonlocal text
+        if (k.name, str(value)) in seen:
+            return "{" + seen[(k.name, str(value))] + "}"
+        surfaces = k.enum.get(str(value), [str(value)]) if k.source == "enum" else [str(value)]
+        if k.source == "enum" and str(value) not in k.enum:
+            raise ContractError(f"example {ex.text!r}: {value!r} is not an enum value of {tool}.{arg}")
+        span = None
+        if k.source in _MEASURED:  # "¥42" / "90 minutes": the whole surface, not the digits
+            span = perceived(k, value)
+        span = span or _find(text, surfaces, k.ignore_case or k.source == "enum")
+        if span is None:
+            span = perceived(k, value)
+        if span is None:
+            if k.source == "enum":
+                return None  # implied by the request: a constant of this phrasing
+            raise ContractError(
+                f"example {ex.text!r}: value {value!r} of {tool}.{arg} is not written in the text"
+            )
+        counts[k.name] = counts.get(k.name, 0) + 1
+        key = k.name + (str(counts[k.name]) if counts[k.name] > 1 else "")
+        seen[(k.name, str(value))] = key
+        text = text[: span[0]] + "{" + key + "}" + text[span[1] :]
+        return "{" + key + "}"
+
     for tool, args in ex.steps:
         spec = registry.get(tool)
         if spec is None:
@@ -314,32 +447,18 @@ def example_template(ex: RequestExample, kinds: _Kinds, registry: Mapping[str, T
             value = args[arg]
             if arg not in props:
                 raise ContractError(f"example {ex.text!r}: tool {tool!r} has no argument {arg!r}")
-            if value == ME or (isinstance(value, str) and _REF.match(value)):
-                out[arg] = value
-                m = _REF.match(value) if isinstance(value, str) else None
-                if m and f"t{m.group(1)}" not in deps:
-                    deps.append(f"t{m.group(1)}")
-                continue
-            k = kinds.kind(tool, arg)
-            if (k.name, str(value)) in seen:
-                out[arg] = "{" + seen[(k.name, str(value))] + "}"
-                continue
-            surfaces = k.enum.get(str(value), [str(value)]) if k.source == "enum" else [str(value)]
-            if k.source == "enum" and str(value) not in k.enum:
-                raise ContractError(f"example {ex.text!r}: {value!r} is not an enum value of {tool}.{arg}")
-            span = _find(text, surfaces, k.ignore_case or k.source == "enum")
-            if span is None:
-                if k.source == "enum":
-                    out[arg] = str(value)  # implied by the request: a constant of this phrasing
+            items = list(value) if isinstance(value, (list, tuple)) else [value]
+            placed: list[Any] = []
+            for item in items:
+                if item == ME or (isinstance(item, str) and _REF.match(item)):
+                    placed.append(item)
+                    m = _REF.match(item) if isinstance(item, str) else None
+                    if m and f"t{m.group(1)}" not in deps:
+                        deps.append(f"t{m.group(1)}")
                     continue
-                raise ContractError(
-                    f"example {ex.text!r}: value {value!r} of {tool}.{arg} is not written in the text"
-                )
-            counts[k.name] = counts.get(k.name, 0) + 1
-            key = k.name + (str(counts[k.name]) if counts[k.name] > 1 else "")
-            seen[(k.name, str(value))] = key
-            text = text[: span[0]] + "{" + key + "}" + text[span[1] :]
-            out[arg] = "{" + key + "}"
+                got = place(tool, arg, _item_kind(kinds, tool, arg, item), item)
+                placed.append(str(item) if got is None else got)
+            out[arg] = placed if isinstance(value, (list, tuple)) else placed[0]
         steps.append((tool, {a: out[a] for a in args if a in out}, tuple(deps)))
     return _Template(ex.lang, text, tuple(steps))
 
@@ -378,10 +497,10 @@ def generic_templates(tool: ToolSpec, kinds: _Kinds, lang: str) -> list[_Templat
 
 _DANGLING = re.compile(
     r"(?:原因是|理由是|因为|问题是|描述是|故障是|(?:描述|摘要|问题|原因|理由)?[:：]"
-    r"|(?<![A-Za-z])(?:because|since|reason(?:\s+is)?:?|about|regarding))\s*$",
+    r"|(?<![A-Za-z])(?:because|since|reason(?:\s+is)?:?|about|regarding|for|on|in|at|from|of|with|to|by))\s*$",
     re.I,
 )
-"""A cue left at the end of the text before a dropped free-text slot ("问题是", "because")."""
+"""A cue left at the end of the text before a dropped slot ("问题是", "because", "agenda for")."""
 
 
 def drop_slot(
@@ -398,9 +517,15 @@ def drop_slot(
     give that kind's insufficient rows. A cue left dangling before a dropped slot goes with it
     ("帮我开个工单，问题是{summary}" -> "帮我开个工单")."""
     keys = []
+    fan = {(tool, a) for i, (tool, args, _) in enumerate(t.steps) for a in args}
+    fan = {ta for ta in fan if sum(ta[0] == tool and ta[1] in args for tool, args, _ in t.steps) > 1}
     for tool, args, _ in t.steps:
         req = registry[tool].args_schema.get("required", [])
-        keys += [v[1:-1] for a, v in args.items() if a in req and isinstance(v, str) and v.startswith("{")]
+        keys += [
+            v[1:-1]
+            for a, v in args.items()
+            if a in req and isinstance(v, str) and v.startswith("{") and (tool, a) not in fan
+        ]  # one of a fan-out's values ("weather in {city}, {city2}") dropped is a shorter list, not a gap
     keys = [k for k in dict.fromkeys(keys) if "{" + k + "}" in t.text and k.rstrip("0123456789") not in keep]
     if not keys or (every and len(keys) < 2):
         return None
@@ -424,8 +549,10 @@ def _key(
     out = []
     for tool, args, deps in steps:
         req = set(registry[tool].args_schema.get("required", [])) if registry else set(args)
-        fixed = sorted(
-            (a, v) for a, v in args.items() if a in req or not (isinstance(v, str) and v.startswith("{"))
+        fixed = sorted(  # a list (array argument) is part of the key: its length is the plan's
+            (a, tuple(v) if isinstance(v, list) else v)
+            for a, v in args.items()
+            if a in req or not (isinstance(v, str) and v.startswith("{"))
         )
         out.append((tool, tuple(fixed), deps))
     return tuple(out)
@@ -831,7 +958,6 @@ def with_phrasing(domain: Domain, seed: int = 0) -> Domain:
     """``domain`` itself when it has a phrasing, else a copy with :func:`derive_phrasing`'s."""
     if domain.phrasing is not None:
         return domain
-    from dataclasses import replace
 
     return replace(domain, phrasing=derive_phrasing(domain, seed))
 

@@ -117,7 +117,7 @@ def _en_insert(text: str, filler: str, rng: random.Random) -> str:
         if (i == 0 or not _OPEN_END.search(words[i - 1]))
         and (i == len(words) or not _OPEN_END.search(words[i]))
     ]
-    i = rng.choice(cuts) if rng.random() < 0.85 else len(words)
+    i = rng.choice(cuts) if cuts and rng.random() < 0.85 else len(words)  # "{name}" alone: no cut
     if i == 0:
         return f"{filler}, {text}" if rng.random() < 0.5 else f"{filler} {text}"
     if i == len(words):

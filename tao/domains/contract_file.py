@@ -263,6 +263,28 @@ def _tool_examples(
     return out
 
 
+def examples_from_jsonl(path: str | Path, tools: Sequence[ToolSpec]) -> tuple[RequestExample, ...]:
+    """Example requests from a JSON Lines file, one ``{"text", "lang", "steps": [{"tool", "args"}]}``
+    per line (the chain form of a contract file's ``examples``); a bad line is a
+    :class:`ContractFileError` whose pointer is ``/<line number>/...``."""
+    file = str(path)
+    by_name = {t.name: t for t in tools}
+    out = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ContractFileError(file, f"/{n}", f"not JSON: {e.msg}") from None
+        out.append(
+            _example(
+                file, f"/{n}", raw, str(raw.get("lang", "")) if isinstance(raw, dict) else "", None, by_name
+            )
+        )
+    return tuple(out)
+
+
 def domain_from_document(doc: Any, file: str, base: Path | None = None) -> Domain:
     """The :class:`Domain` of a parsed contract file (``file`` names it in errors; relative
     ``eval_sets`` paths are resolved against ``base``); its samples are not checked here."""

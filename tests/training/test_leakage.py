@@ -113,3 +113,27 @@ def test_hand_written_sets_do_not_share_long_ngrams_with_training(name, train_ng
     assert mean <= max_mean, (name, mean)
     assert half <= max_half, (name, half)
     assert len(long_hits) <= max_long, long_hits
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_reference_examples_do_not_copy_the_hand_written_sets() -> None:
+    """The examples the contract-trained reference model learns from (written blind of every
+    evaluation set) share no long n-grams with them: compared example by example, so a copied
+    request would show as an overlap of 1."""
+    from tao.domains.reference.from_contracts import EXAMPLE_FILES
+
+    examples = [
+        json.loads(line)["text"]
+        for f in EXAMPLE_FILES
+        for line in f.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    zh_set, en_set = training_ngrams(examples)
+    for name in sorted(THRESHOLDS):
+        ov = overlaps(eval_requests(SETS[name]), zh_set, en_set)
+        long_hits = [(r, o) for r, o, n in ov if n >= 10 and o >= 0.8]
+        mean = statistics.mean(o for _, o, _ in ov)
+        print(f"examples vs {name}: mean overlap {mean:.3f}, long rows >= 0.8: {len(long_hits)}")
+        assert mean <= THRESHOLDS[name][0], (name, mean)  # the generator's bound for that set
+        assert not long_hits, long_hits

@@ -615,3 +615,34 @@ def find_cities(
 ) -> list[CityMatch]:
     """Cities in ``text``; see :class:`Gazetteer` and the module docstring for the rules."""
     return world_gazetteer().find(text, curated, free)
+
+
+def _common(name: str, lang: str) -> bool:
+    """A Chinese name in common simplified characters (no Japanese shinjitai such as ``広州``)."""
+    if lang != "zh":
+        return True
+    try:
+        name.encode("gb2312")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def big_cities(lang: str, n: int = 150) -> list[str]:
+    """The ``n`` most populous cities taken anywhere (free, not ambiguous) by their name in ``lang``
+    (``zh`` simplified Chinese, else English): a value pool for a city argument of a domain that
+    lists no cities of its own (``training.derive``)."""
+    g = world_gazetteer()
+    table = g.zh if lang == "zh" else g.en
+    seen: dict[str, int] = {}
+    for c in table.values():
+        if (
+            c.free
+            and c.value
+            and c.value.lower() not in AMBIGUOUS_EN
+            and not c.alt
+            and c.value not in ZH_BLOCK
+            and _common(c.value, lang)
+        ):
+            seen[c.value] = max(seen.get(c.value, 0), c.population)
+    return [name for name, _ in sorted(seen.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]

@@ -1,4 +1,5 @@
-"""Bare months as periods (issue #14): ``二月份的报销单``, ``2月的订单``, ``orders from February``.
+"""Bare months as periods (issue #14): ``二月份的报销单``, ``2月的订单``, ``orders from February``;
+a month of a named year (``去年12月``, ``今年1月份``) is that year's month.
 
 A month named without a year is the most recent such month: this year's when it is the current
 month or earlier, else last year's (the list tools read past records). The value is ``YYYY-MM``,
@@ -31,6 +32,12 @@ _ZH_BARE_MONTH = re.compile(
     r"(?<![0-9年/\-.一二三四五六七八九十个上下这本])(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s?月份?"
     r"(?![0-9一二三四五六七八九十]|[日号底初中末])"
 )
+_ZH_YEAR_MONTH = re.compile(
+    r"(?P<y>去年|今年|前年|明年)的?(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s?月份?"
+    r"(?![0-9一二三四五六七八九十]|[日号])"
+)
+"""A month of a named year (``去年12月``, ``今年1月份``): that month, not the whole year."""
+_ZH_YEAR_OFFSET = {"前年": -2, "去年": -1, "今年": 0, "明年": 1}
 _EN_MONTH_NAMES = {
     "january": 1,
     "february": 2,
@@ -60,7 +67,14 @@ def _recent(today: date, month: int) -> str:
 def find_bare_months(text: str, today: date) -> list[tuple[int, int, str]]:
     """Months without a year as (start, end, ``YYYY-MM``) spans (module doc)."""
     out: list[tuple[int, int, str]] = []
+    for m in _ZH_YEAR_MONTH.finditer(text):
+        g = m.group("m")
+        mo = int(g) if g.isdigit() else _ZH_MONTH_NUM.get(g)
+        if mo and 1 <= mo <= 12:
+            out.append((m.start(), m.end(), f"{today.year + _ZH_YEAR_OFFSET[m.group('y')]:04d}-{mo:02d}"))
     for m in _ZH_BARE_MONTH.finditer(text):
+        if any(a <= m.start() < b for a, b, _ in out):
+            continue
         g = m.group("m")
         mo = int(g) if g.isdigit() else _ZH_MONTH_NUM.get(g)
         if mo and 1 <= mo <= 12:

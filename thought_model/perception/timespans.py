@@ -10,7 +10,7 @@
   weekend`` → ``@next_weekend``, ``最近7天``/``last 30 days``/``过去两周`` → ``@last_days:N``,
   ``未来3天``/``next 5 days`` → ``@next_days:N`` (N 1–99), ``15号(那天)``/``the 15th`` → that day of
   the current month if it is today or later, else of the next month (an absolute ISO date, as
-  weekdays already are); ``下个月3号`` → the 3rd of next month; bare months (``二月份``, ``in February``) →
+  weekdays already are); ``下个月3号`` → the 3rd of next month, ``上个月15号`` → the 15th of last month; bare months (``二月份``, ``in February``) →
   ``YYYY-MM`` (:mod:`thought_model.perception.months`); fixed-date holidays (``五一``, ``劳动节``,
   ``Christmas``) → the nearest such day (:mod:`thought_model.perception.holidays`).
 
@@ -305,7 +305,7 @@ _EN_LASTNEXT = re.compile(
     rf"(?P<n>[0-9]{{1,2}}|{_EN_NUM})\s+(?P<u>days?|weeks?)(?![A-Za-z])",
     re.I,
 )
-_MONTH_PREFIX = r"这个月|本月|当月|下个月|下月|下一个月"
+_MONTH_PREFIX = r"这个月|本月|当月|下个月|下月|下一个月|上个月|上月|上一个月"
 _ZH_DAY_OF_MONTH = re.compile(
     rf"(?<![0-9月年/\-.])(?P<mo>{_MONTH_PREFIX})?(?P<d>[0-3]?[0-9]|{_ZH_NUM})\s?[号](?P<tail>那天|当天|那日)?"
     r"(?![楼线房厅门位机仓码院馆店桌床车座柜箱屋室台包口窗])(?!会议室)"
@@ -387,7 +387,14 @@ def find_day_periods(text: str, today: date) -> list[tuple[int, int, str]]:
             mo = m.group("mo") or ""
             if not mo and not m.group("tail") and not _day_context(text, m.end()):
                 continue
-            day = _day_of_month(today, d, next_month=mo.startswith("下"))
+            if mo.startswith("上"):  # 上个月15号: that day of last month (a past expense)
+                y, mth = (today.year - 1, 12) if today.month == 1 else (today.year, today.month - 1)
+                try:
+                    day = date(y, mth, d)
+                except ValueError:
+                    continue
+            else:
+                day = _day_of_month(today, d, next_month=mo.startswith("下"))
             if day is not None:
                 out.append((m.start(), m.end(), day.isoformat()))
     for m in _EN_DAY_OF_MONTH.finditer(text):
