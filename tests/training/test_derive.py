@@ -78,7 +78,7 @@ def test_id_kinds_come_from_the_patterns() -> None:
 def test_examples_values_become_slots() -> None:
     dom = load_domain(HELPDESK)
     ph = derive_phrasing(dom)
-    from training.derive import _Kinds
+    from training.derive_kinds import _Kinds
 
     kinds = _Kinds(dom)
     ex = RequestExample.of(

@@ -12,7 +12,8 @@ from tao.contracts.domain import RequestExample
 from tao.domains import load_domain, reference_domain
 from tao.domains.contract import ContractError, contract_domain
 from tao.domains.contract_file import ContractFileError, examples_from_jsonl
-from training.derive import _Kinds, derive_phrasing, example_template, same_example_value
+from training.derive import derive_phrasing, example_template, same_example_value
+from training.derive_kinds import _Kinds
 from training.generate import GenConfig, iter_split
 
 FROM_CONTRACTS = "tao.domains.reference.from_contracts:registry"
@@ -244,3 +245,28 @@ def test_workplace_leave_dates_are_day_slots() -> None:
     for r in leave:
         args = r["expected"]["steps"][0]["arguments"]
         assert str(args["start_date"])[:1] in "2@" and str(args["end_date"])[:1] in "2@"
+
+
+def test_derived_phrasing_does_not_depend_on_string_hashing() -> None:
+    """The same seed gives the same phrasings in every process: an enum's surfaces of one length
+    were tried in set order, so PYTHONHASHSEED changed which one became a slot and every
+    ``tao train --seed S`` of a user registry drew other rows (found at stop 40)."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from tao.domains import load_domain; from training.derive import derive_phrasing; "
+        "ph = derive_phrasing(load_domain('tao.domains.helpdesk:registry')); "
+        "print(repr([(i.name, i.steps, i.zh, i.en) for i in ph.intents]))"
+    )
+    outs = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        res = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+        )
+        assert res.returncode == 0, res.stderr[-2000:]
+        outs.add(hashlib.sha256(res.stdout.encode()).hexdigest())
+    assert len(outs) == 1
