@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from tao.contracts import InsufficientContext, PlanStep, ThoughtPlan, ToolSpec
+from tao.contracts.domain import Lexicon
 from thought_model.clause_codec import ClauseRequest
 from thought_model.clauses import Clause, renumber
 from thought_model.compose_asks import ComposerAsks
@@ -64,6 +65,7 @@ class ComposerPasses(ComposerAsks):
     cues: ToolCues | None
     words: ToolCues
     links: list[Link]
+    lexicon: Lexicon | None
 
     def _check_insufficient(self, job: ComposeJob, k: int) -> ClauseRequest | None:
         """Apply :class:`~thought_model.sufficiency.SufficiencyCheck` to the whole result
@@ -149,7 +151,12 @@ class ComposerPasses(ComposerAsks):
         if value is None or value not in p.masked:
             return None
         slots = {**p.slots, "<TEXT1>": written_as(job.req.text, value)}
-        return replace(p, masked=p.masked.replace(value, "<TEXT1>", 1), slots=slots)
+        # as perception masks a free text it finds (the lexicon's show_free_text: "<TEXT1>「…」"),
+        # so the re-decode reads like the training rows whose free text the generator labelled
+        shown = (
+            f"<TEXT1>「{value}」" if self.lexicon is not None and self.lexicon.show_free_text else "<TEXT1>"
+        )
+        return replace(p, masked=p.masked.replace(value, shown, 1), slots=slots)
 
     def _described_literal(self, plan: ThoughtPlan, job: ComposeJob) -> ThoughtPlan:
         """The one free-text argument of ``plan`` the model wrote as a piece of the request (a

@@ -26,6 +26,7 @@ near a cue); time ranges, compound durations, weekends, last/next N days and ``N
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 
@@ -295,12 +296,19 @@ def _labels_next(t: str, end: int, spans: _Spans) -> bool:
 
 
 def perceive(
-    request: str, today: date | None = None, user_known: bool = False, lexicon: Lexicon | None = None
+    request: str,
+    today: date | None = None,
+    user_known: bool = False,
+    lexicon: Lexicon | None = None,
+    known_text: Sequence[str] = (),
 ) -> Perception:
     """Extract entities from ``request`` and return the masked text plus slot bindings.
 
     ``today`` supplies the year of dates written without one (default: the machine's date);
-    ``lexicon`` is the tool domain's (default: the reference domain's).
+    ``lexicon`` is the tool domain's (default: the reference domain's). ``known_text`` (training
+    rows only): free-text values the generator wrote into the request; one that perception did
+    not find (no cue: "Cancel order X, wrong address") is a ``TEXT`` slot all the same, as the
+    composer's uncued-description pass makes it at serving time.
     """
     today = today or date.today()
     rules = _rules(lexicon)
@@ -427,8 +435,30 @@ def perceive(
         if not_a_name(text, a, m.end(), words, companies):
             continue
         spans.add("NAME", a, m.end(), text, name)
+    for v in known_text:
+        _add_known_text(spans, text, v)
     out = _mask(text, spans.items, rules.show_free_text)
     return _as_written(out, request, text)
+
+
+def _add_known_text(spans: _Spans, text: str, value: str) -> None:
+    """``value`` as a TEXT span of ``text`` unless an entity already holds it or it is not written
+    verbatim. Entities inside it (a city in "去成都出差的机票") and free text perception cut
+    elsewhere ("打印机卡纸，帮") go; another entity it cuts through keeps it out."""
+    if not value or any(e.value == value for e in spans.items):
+        return
+    a = text.find(value)
+    if a < 0:
+        return
+    b = a + len(value)
+
+    def hit(e: Entity) -> bool:
+        return e.start < b and a < e.end
+
+    if any(hit(e) and e.type != "TEXT" and not (a <= e.start and e.end <= b) for e in spans.items):
+        return
+    spans.items = [e for e in spans.items if not hit(e)]
+    spans.add("TEXT", a, b, text, value)
 
 
 def _as_written(p: Perception, request: str, text: str) -> Perception:

@@ -205,15 +205,15 @@ def _string_field(
         if not kinds and not has_ref:  # a pattern no slot kind fits: keep the registry's own pattern
             return {"type": "string", "pattern": pattern}
     else:
-        kinds = (
-            WORDS_KINDS
-            if name in WORDS_FIELDS
-            else PERSON_NAME_KINDS
-            if name in PERSON_NAME_FIELDS
-            else FREE_TEXT_KINDS
-        )
-        alts = [_alts(kinds, avail)] + ([FREE_TEXT_LITERAL] if avail is None else [])
+        alts = [_alts(free_text_kinds(name), avail)] + ([FREE_TEXT_LITERAL] if avail is None else [])
     return _pattern(alts)
+
+
+def free_text_kinds(name: str) -> list[str]:
+    """The slot kinds a free-text argument ``name`` (a plain string, no pattern) accepts."""
+    if name in WORDS_FIELDS:
+        return WORDS_KINDS
+    return PERSON_NAME_KINDS if name in PERSON_NAME_FIELDS else FREE_TEXT_KINDS
 
 
 def _field_schema(

@@ -59,11 +59,19 @@ def prepare_prompt(
     session: SessionState | None,
     tools: Sequence[ToolSpec] | None = None,
     lexicon: Lexicon | None = None,
+    known_text: Sequence[str] = (),
 ) -> PreparedPrompt:
     """Run perception (with the domain's ``lexicon``) and build the prompt; keep the result to
-    parse the model's output."""
+    parse the model's output. ``known_text``: a training row's free-text values
+    (:func:`~thought_model.entities.perceive`)."""
     user_known = bool(session is not None and session.user_id)
-    p = perceive(request.strip(), today=session_today(session), user_known=user_known, lexicon=lexicon)
+    p = perceive(
+        request.strip(),
+        today=session_today(session),
+        user_known=user_known,
+        lexicon=lexicon,
+        known_text=known_text,
+    )
     text = f"{BOS_TOKEN}{p.masked}{ME_MARK}{ME_SLOT if user_known else NO_USER}{PLAN_MARK}"
     return PreparedPrompt(text=text, perception=p, user_known=user_known)
 

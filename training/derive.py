@@ -71,6 +71,9 @@ TRAIN_CONNECTORS = {
     "zh": ["？另外", "，还有", "。然后", "，以及", "，接着", "；再帮我", "，另外再", "。顺便"],
     "en": [", and ", " then ", ". And ", "; also ", ", and also ", " & ", ". Plus, "],
 }
+GAP_SHARE_DENOM = 3
+"""An intent's complete phrasings are at least this many times its insufficient (dropped-value)
+phrasing: the gap is at most a quarter of its training templates."""
 TRADITIONAL_PROB = 0.06
 """Share of Chinese training rows written in traditional characters."""
 
@@ -627,7 +630,11 @@ def derive_phrasing(domain: Domain, seed: int = 0) -> Phrasing:
             gap = rng.choice([dropped[:1], bare[:1]]) if dropped and bare else dropped[:1] or bare[:1]
             if len(ts) < 3 and len(steps) == 1:  # not half of an intent's rows (the hand-written sets: 15%)
                 gap = []
-            per_lang[lang] = ts + gap + (held[-1:] or ts[:1])
+            # a chain given once per language ("我的笔记本坏了，申请更换，原因是…") would otherwise train
+            # as often insufficient as complete (77% of its rows with the no-user ones): its phrasings
+            # are repeated so that the gap is at most a quarter of the intent's training phrasings
+            full = ts * max(1, -(-GAP_SHARE_DENOM * len(gap) // len(ts))) if gap else ts
+            per_lang[lang] = full + gap + (held[-1:] or ts[:1])
         intents.append(
             IntentSpec(
                 _intent_name(steps, taken),
@@ -658,6 +665,7 @@ def derive_phrasing(domain: Domain, seed: int = 0) -> Phrasing:
             w for k in kinds.kinds.values() if k.source == "enum" for ws in k.enum.values() for w in ws
         ),
         traditional_prob=TRADITIONAL_PROB,
+        label_free_text=True,
     )
 
 

@@ -28,7 +28,7 @@ from tao.contracts import SessionState, ToolSpec
 from tao.contracts.domain import Domain, IntentSpec, Phrasing, SlotValues
 from tao.domains import load_domain
 from thought_model.entities import ME_SLOT, perceive
-from thought_model.grammar import dumps_compact
+from thought_model.grammar import dumps_compact, free_text_kinds
 from thought_model.prompt import prepare_prompt
 from training.dates import (
     day_surface,
@@ -274,26 +274,32 @@ def _render(
     literal: bool,
     phrasing: Phrasing,
 ) -> list[dict]:
-    def one(key: str) -> Any:
+    def one(key: str, field: str) -> Any:
         kind = key.split("__")[0].rstrip("0123456789")
         val = values[key][1]
         if kind in phrasing.enum_kinds or literal:
             return val
         slot = perception.slot_for(phrasing.slot_types[kind], val)
+        if slot is None and phrasing.slot_types[kind] == "TEXT":
+            # a free-text argument given a value perception reads as a phone, an email, a city or a
+            # name (update_user_profile's ``value`` "13912345678"): that slot, where the plan grammar
+            # accepts its kind for the field; dropping the row left such an intent (a derived
+            # domain's profile update) with its insufficient rows only
+            slot = next((s for t in free_text_kinds(field) if (s := perception.slot_for(t, val))), None)
         if slot is None:
             raise _Drop(f"perception missed {kind}={val!r}")
         return slot
 
-    def conv(v: Any) -> Any:
+    def conv(v: Any, field: str) -> Any:
         if isinstance(v, tuple) and v[0] == "slot":
-            return one(v[1])
+            return one(v[1], field)
         if isinstance(v, tuple) and v[0] == "me":
             return user_id if literal else ME_SLOT
         if isinstance(v, list):
-            return [conv(x) for x in v]
+            return [conv(x, field) for x in v]
         return v
 
-    return [{**s, "arguments": {k: conv(v) for k, v in s["arguments"].items()}} for s in steps]
+    return [{**s, "arguments": {k: conv(v, k) for k, v in s["arguments"].items()}} for s in steps]
 
 
 def make_example(
@@ -355,7 +361,15 @@ def make_example(
         request = texts[0]
         intent = parts[0][0].name
     session = SessionState(user_id=user_id, now=datetime(today.year, today.month, today.day, 9, 0))
-    prepared = prepare_prompt(request, session, lexicon=dom.lexicon)
+    # the row's free text, a TEXT slot even where perception finds no cue for it
+    known = [
+        v[1]
+        for k, v in all_values.items()
+        if ph.label_free_text
+        and isinstance(v[1], str)
+        and ph.slot_types.get(k.split("__")[0].rstrip("0123456789")) == "TEXT"
+    ]
+    prepared = prepare_prompt(request, session, lexicon=dom.lexicon, known_text=known)
     perception = prepared.perception
     if missing:
         target_obj: dict[str, Any] = {
@@ -379,6 +393,7 @@ def make_example(
         "target": dumps_compact(target_obj),
         "expected": expected,
         "prompt": prepared.text,
+        "free_text": known,
     }
 
 

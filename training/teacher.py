@@ -107,7 +107,9 @@ def _jobs(phrasing: Phrasing, cfg: TeacherConfig) -> list[tuple[int, str, int]]:
     for i, spec in enumerate(phrasing.intents):
         for lang in ("zh", "en"):
             train_ids, _held = template_ids(spec, lang, phrasing.held_mark)
-            jobs += [(i, lang, t) for t in train_ids]
+            texts = spec.zh if lang == "zh" else spec.en
+            first = {texts[t]: t for t in reversed(train_ids)}  # a repeated phrasing is sent once
+            jobs += [(i, lang, t) for t in train_ids if first[texts[t]] == t]
     if cfg.max_templates and len(jobs) > cfg.max_templates:
         jobs = sorted(random.Random(cfg.seed).sample(jobs, cfg.max_templates))
     return jobs

@@ -155,6 +155,12 @@ class Phrasing:
     generator's paraphrase, filler and noise operators never add one to a request."""
     traditional_prob: float = 0.0
     """Share of Chinese training rows written in traditional characters (perception folds them)."""
+    label_free_text: bool = False
+    """Free text the generator wrote is a ``TEXT`` slot of the row even where perception finds no
+    cue for it (``Cancel order X, wrong address``), as the composer's uncued-description pass
+    makes it at serving time. On for phrasings derived from a user's examples (written as people
+    write); off for the reference templates, whose authors keep every free text cued
+    (``python -m training.template_check`` flags the rest)."""
 
 
 @dataclass

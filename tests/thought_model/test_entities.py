@@ -153,3 +153,21 @@ def test_reason_is_x_binds_x_and_name_before_ming_xia() -> None:
     assert p.slots == {"<TEXT1>": "a cracked hinge"}
     assert perceive("查一下刘芳名下的设备", today=TODAY).slots == {"<NAME1>": "刘芳"}
     assert perceive("查一下王名扬的设备", today=TODAY).slots == {"<NAME1>": "王名扬"}
+
+
+def test_known_free_text_is_a_slot_without_a_cue() -> None:
+    """A training row's free text (``known_text``) is a TEXT slot where no cue marks it; entities
+    inside it go; without it perception finds none (what serving sees before the uncued pass)."""
+    from datetime import date as _date
+
+    from thought_model.entities import perceive as _perceive
+
+    req = "Cancel order 202611051234567890, wrong shipping address"
+    assert not any(k.startswith("<TEXT") for k in _perceive(req, today=_date(2026, 3, 4)).slots)
+    p = _perceive(req, today=_date(2026, 3, 4), known_text=["wrong shipping address"])
+    assert p.slots["<TEXT1>"] == "wrong shipping address" and "<ORDER1>" in p.masked
+    p = _perceive("报销 300 元，去成都出差的机票", today=_date(2026, 3, 4), known_text=["去成都出差的机票"])
+    assert p.slots.get("<TEXT1>") == "去成都出差的机票" and not any(k.startswith("<CITY") for k in p.slots)
+    # a value not written verbatim (a typo changed it) is left to perception
+    p = _perceive(req, today=_date(2026, 3, 4), known_text=["wrong shiping address"])
+    assert not any(k.startswith("<TEXT") for k in p.slots)

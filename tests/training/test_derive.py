@@ -270,11 +270,18 @@ def test_generated_helpdesk_targets_are_schema_valid_and_parse_back() -> None:
     v = jsonschema.Draft202012Validator(output_json_schema(dom.tools, lexicon=dom.lexicon))
     rows = list(iter_split("train", 150, GenConfig(seed=9, compose_prob=0.3), domain=dom))
     kinds = {"plan": 0, "insufficient": 0}
+    served_as_trained = 0
     for r in rows:
         assert v.is_valid(json.loads(r["target"])), r
-        got = parse_output(r["target"], r["request"], row_session(r), dom.tools, dom.lexicon)
+        session = row_session(r)
+        # the row's free text is a slot even where no cue marks it (the composer's uncued pass)
+        known = prepare_prompt(r["request"], session, lexicon=dom.lexicon, known_text=r["free_text"])
+        assert known.text == r["prompt"]
+        served_as_trained += prepare_prompt(r["request"], session, lexicon=dom.lexicon).text == r["prompt"]
+        got = parse_output(r["target"], known.perception, session, dom.tools, dom.lexicon)
         if "steps" in r["expected"]:
             assert got.model_dump(mode="json", exclude_none=True)["steps"] == r["expected"]["steps"], r
         kinds["plan" if "steps" in r["expected"] else "insufficient"] += 1
     assert kinds["plan"] > 80 and kinds["insufficient"] > 5
+    assert served_as_trained >= 0.8 * len(rows)  # most rows' free text is cued: perception alone finds it
     assert all(r["user_id"] is None or r["user_id"][0] == "E" for r in rows)  # the domain's own id kind

@@ -270,3 +270,72 @@ def test_derived_phrasing_does_not_depend_on_string_hashing() -> None:
         assert res.returncode == 0, res.stderr[-2000:]
         outs.add(hashlib.sha256(res.stdout.encode()).hexdigest())
     assert len(outs) == 1
+
+
+def test_a_free_text_value_read_as_a_phone_keeps_its_complete_rows() -> None:
+    """update_user_profile's ``value`` (a plain string) given "13912345678": perception reads a
+    PHONE, not a TEXT, so every complete row was dropped and the derived intent trained on its
+    insufficient rows only (update_user_profile_me: 100% insufficient). The phone slot fills it,
+    as the plan grammar allows for a free-text field."""
+    import random
+
+    from training.derive import with_phrasing
+    from training.generate import _Drop, make_example, template_ids
+
+    dom = with_phrasing(load_domain(FROM_CONTRACTS), seed=1234)
+    ph = dom.phrasing
+    assert ph is not None
+    spec = next(
+        i
+        for i in ph.intents
+        if i.steps[0][0] == "update_user_profile"
+        and i.steps[0][1].get("field") == "phone"
+        and len(i.steps) == 1
+    )
+    cfg = GenConfig(seed=1, user_known_prob=1.0)
+    rng = random.Random(0)
+    plans = []
+    for _ in range(20):
+        sampler = ph.value_sampler(lang="zh", heldout=False, rng=rng)
+        train, _ = template_ids(spec, "zh", ph.held_mark)
+        try:
+            row = make_example(
+                [(spec, rng.choice(train))], "zh", sampler, rng, cfg, dom.registry(), domain=dom
+            )
+        except _Drop:
+            continue
+        plans.append(json.loads(row["target"]))
+    assert len(plans) >= 15
+    assert all(p["steps"][0]["arguments"]["value"].startswith("<PHONE") for p in plans)
+
+
+def test_uncued_free_text_of_a_derived_phrasing_is_labelled_not_dropped() -> None:
+    """ "Cancel order {order}, {reason}" (a helper's example, no cue): perception finds no reason, so
+    every complete row was dropped (190 derived reference phrasings lost half their rows or more).
+    The generator labels the free text it wrote (``Phrasing.label_free_text``)."""
+    import random
+
+    from training.derive import with_phrasing
+    from training.generate import _Drop, make_example, template_ids
+
+    dom = with_phrasing(load_domain(FROM_CONTRACTS), seed=1234)
+    ph = dom.phrasing
+    assert ph is not None and ph.label_free_text
+    spec, t = next(
+        (i, k)
+        for i in ph.intents
+        if i.steps[0][0] == "cancel_order" and len(i.steps) == 1
+        for k in template_ids(i, "en", ph.held_mark)[0]
+        if i.en[k].lower().startswith("cancel order {order}, {text")
+    )
+    rng = random.Random(0)
+    kept = []
+    for _ in range(20):
+        sampler = ph.value_sampler(lang="en", heldout=False, rng=rng)
+        cfg = GenConfig(seed=1, user_known_prob=1.0, noise=0.0)
+        try:
+            kept.append(make_example([(spec, t)], "en", sampler, rng, cfg, dom.registry(), domain=dom))
+        except _Drop:
+            pass
+    assert len(kept) >= 15
+    assert all("<TEXT1>" in r["prompt"] and '"reason":"<TEXT1>"' in r["target"] for r in kept)
