@@ -288,7 +288,8 @@ class ComposerPasses(ComposerAsks):
         # "Subject: <TEXT1>. Body: <TEXT2>.": each text in the field it follows
         plan = swap_cued(plan, job.perception.masked, job.perception.slots)
         plan = same_values(plan, self.graph.tools)  # "抬头一样", "the same title"; no empty lookups
-        if self.cfg.linked_asks and self.cues is None:
+        if self.cfg.linked_asks:  # (keyed on the reference tools: other registries are left alone;
+            # a model of those tools trained from their contracts gets them too)
             # "find a room … and book it", "weather where she lives", "<NAME1>明天有啥会"
             plan = linked_asks(plan, job.req.text, job.perception.slots)
             plan = person_calendar(plan, job.perception.masked, job.perception.slots)

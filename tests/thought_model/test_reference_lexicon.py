@@ -81,3 +81,30 @@ def test_a_list_argument_passes_the_user_registry_evidence_rule() -> None:
     )
     assert isinstance(res.output, ThoughtPlan)  # no TypeError on the unhashable list (it was one)
     assert res.output.steps[0].arguments["attendees"] == ["amy@acme.io"]
+
+
+class _Search(_Echo):
+    """Plans the room search only (a model that stops after the first step of a chain)."""
+
+    def generate(self, requests):
+        step = PlanStep(
+            step_id="t1",
+            tool="find_meeting_room",
+            arguments={"start": "@tomorrow T10:00", "duration_min": 60, "capacity": 8},
+        )
+        plan = ThoughtPlan(intent="find_meeting_room", steps=[step])
+        return [PlanResult(output=plan, text=plan.model_dump_json()) for _ in requests]
+
+
+def test_the_reference_tools_asks_hold_for_a_model_trained_from_their_contracts() -> None:
+    """"找到就直接订上": the composer books the room found (thought_model.linked_asks). It ran for
+    the reference model only, so a model of the same tools trained from their contracts (a lexicon
+    of its own, hence a user registry to the composer) stopped at the search: dev_multi 52.0 -> 56.0%
+    with it on, 12 requests fixed, none lost."""
+    dom = load_domain(FROM_CONTRACTS)
+    eng = ComposingEngine(_Search(dom.lexicon), dom.tools, intent_steps={})  # pyright: ignore[reportArgumentType]
+    assert eng.cues is not None  # a user registry to the composer
+    [res] = eng.generate([PlanRequest("明天上午10点找个能坐8个人的会议室，开一个小时，找到就直接订上")])
+    assert isinstance(res.output, ThoughtPlan)
+    assert [s.tool for s in res.output.steps] == ["find_meeting_room", "book_meeting_room"]
+    assert res.output.steps[1].arguments["room_id"] == "${t1.room_id}"
