@@ -97,7 +97,7 @@ class _Search(_Echo):
 
 
 def test_the_reference_tools_asks_hold_for_a_model_trained_from_their_contracts() -> None:
-    """"找到就直接订上": the composer books the room found (thought_model.linked_asks). It ran for
+    """ "找到就直接订上": the composer books the room found (thought_model.linked_asks). It ran for
     the reference model only, so a model of the same tools trained from their contracts (a lexicon
     of its own, hence a user registry to the composer) stopped at the search: dev_multi 52.0 -> 56.0%
     with it on, 12 requests fixed, none lost."""
