@@ -613,9 +613,9 @@ def derive_phrasing(domain: Domain, seed: int = 0) -> Phrasing:
                         for g in generic_templates(registry[tool0], kinds, lang)
                         if _fits(g, steps, registry)
                     ]
-                if not ts:
-                    other = [t.text for t in group]
-                    ts = other[:]
+                if not ts:  # the examples write this plan in the other language only: no rows in
+                    per_lang[lang] = []  # this one (its phrasings filled with this language's
+                    continue  # values were half-Chinese English rows, or dropped)
             mine = [t for t in group if t.lang == lang]
             dropped = [d.text for t in mine if (d := drop_slot(t, registry, rng, me_keys))]
             dropped = [d for d in dict.fromkeys(dropped) if d not in ts]

@@ -441,7 +441,8 @@ def _pick_parts(
     held_pairs: set[tuple[str, str]],
     phrasing: Phrasing,
 ) -> list[tuple[IntentSpec, int]]:
-    intents = list(phrasing.intents)
+    # (a derived intent the examples write in one language only has no phrasing in the other)
+    intents = [i for i in phrasing.intents if (i.zh if lang == "zh" else i.en)]
 
     def tmpl(spec: IntentSpec, heldout: bool) -> int:
         train_ids, held_ids = template_ids(spec, lang, phrasing.held_mark)
@@ -449,7 +450,8 @@ def _pick_parts(
 
     composable = [i for i in intents if i.composable]
     if split == "heldout_combos":
-        a, b = rng.choice(sorted(held_pairs))
+        names = {i.name for i in intents}
+        a, b = rng.choice(sorted(p for p in held_pairs if p[0] in names and p[1] in names))
         by = {i.name: i for i in intents}
         return [(by[a], tmpl(by[a], False)), (by[b], tmpl(by[b], False))]
     if split in ("train", "test") and rng.random() < cfg.compose_prob:

@@ -339,3 +339,24 @@ def test_uncued_free_text_of_a_derived_phrasing_is_labelled_not_dropped() -> Non
             pass
     assert len(kept) >= 15
     assert all("<TEXT1>" in r["prompt"] and '"reason":"<TEXT1>"' in r["target"] for r in kept)
+
+
+def test_a_plan_the_examples_write_in_one_language_gets_no_rows_in_the_other() -> None:
+    """50 of the 117 derived reference intents had an English list made of Chinese phrasings
+    (filled with English values: "帮我看看Anthony Marshall上个月已开出来的发票", or dropped rows). Such
+    an intent now has no phrasing in the language its examples lack, and the generator draws each
+    row's intent among those written in the row's language."""
+    import re
+
+    from training.derive import with_phrasing
+
+    dom = with_phrasing(load_domain(FROM_CONTRACTS), seed=1234)
+    ph = dom.phrasing
+    assert ph is not None
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    assert not any(cjk.search(t) for i in ph.intents for t in i.en)
+    assert any(not i.en for i in ph.intents) and all(i.zh or i.en for i in ph.intents)
+    rows = list(iter_split("train", 200, GenConfig(seed=3, compose_prob=0.3), domain=dom))
+    assert not any(r["lang"] == "en" and cjk.search(r["request"]) for r in rows)
+    combos = list(iter_split("heldout_combos", 20, GenConfig(seed=3), domain=dom))
+    assert len(combos) == 20
