@@ -30,6 +30,7 @@ from typing import Any
 from tao.contracts.domain import Domain, IdKind, Lexicon, RequestExample, uses_time_slots
 from tao.contracts.plan import REF_PATTERN, TIME_SYMBOL_PATTERN
 from tao.contracts.tools import ToolSpec
+from tao.domains.learned_words import with_learned
 
 GENERIC_SAMPLES = ("a.b@example.com", "13812345678", "2026-03-05", "2026-03-05 15:00", "@today")
 """Values of the generic slot kinds (email, phone, date): a pattern fitting one is not an id kind
@@ -265,7 +266,10 @@ def contract_domain(
 ) -> Domain:
     """A domain from contracts and examples (``kw``: :class:`Domain` fields such as
     ``mock_handlers``, ``mock_data``, ``eval_sets``; ``lexicon`` default :func:`contract_lexicon`).
+    ``value_words`` gains the words the examples teach for the enum arguments it leaves out
+    (:func:`tao.domains.learned_words.with_learned`: ``手机号`` for ``field = phone``).
     The capitalized words of ``value_words`` never start an English name (``Wi-Fi`` is no person)."""
+    value_words = with_learned(tools, examples, value_words)
     lex = lexicon or contract_lexicon(tools, examples)
     caps = {
         w
