@@ -210,6 +210,10 @@ class DerivedSampler:
     lang: str
     heldout: bool
     rng: random.Random
+    enum_values: list[str] = field(default_factory=list)
+    """The enum values this row wrote so far: a free text after one is drawn from the texts the
+    examples wrote with that value (``把我的{field}改成{textvalue}``: a phone number after
+    ``手机号``; a hardware ticket's summary after ``硬件``), where they wrote any."""
 
     def me_id(self) -> str | None:
         return regex_sample(self.me_pattern, self.rng) if self.me_pattern else None
@@ -220,8 +224,10 @@ class DerivedSampler:
         if k.source == "id":
             v = regex_sample(k.pattern or "", r)
             return (v.lower() if k.ignore_case and r.random() < 0.1 else v), v
-        if k.source == "enum":
-            value = r.choice(sorted(k.enum))
+        if k.source == "enum":  # a value with words of this language, where some have them
+            mine_values = [v for v, ws in sorted(k.enum.items()) if any(_lang_of(w) == lang for w in ws)]
+            value = r.choice(mine_values if len(mine_values) >= 2 else sorted(k.enum))
+            self.enum_values.append(value)
             words = k.enum[value]
             mine = [w for w in words if _lang_of(w) == lang] or words
             return r.choice(mine), value
@@ -241,6 +247,16 @@ class DerivedSampler:
                 n = max(15, n - n % 15)
                 return (f"{n}分钟" if lang == "zh" else f"{n} minutes"), n
             return (r.choice([f"{n}人", f"{n}个人"]) if lang == "zh" else f"{n} people"), n
+        if k.source == "text":
+            for v in reversed(self.enum_values):
+                coupled = self.kinds.get(k.name + _letters(v))
+                if (
+                    coupled is not None
+                    and coupled.source == "text"
+                    and len(coupled.pool.get(lang) or ()) >= 2
+                ):
+                    k = coupled
+                    break
         pool = _held(list(k.pool.get(lang) or k.pool.get("en") or k.pool.get("zh") or []), self.heldout)
         if not pool:
             pool = list(GENERIC_TEXT[lang])

@@ -333,3 +333,80 @@ def test_an_id_of_the_users_kind_also_becomes_the_requester() -> None:
     assert me_templates(_Template("en", "who is the manager of {employee}", get), kinds, "EMPLOYEE") == []
     ticket = (("get_ticket", {"ticket_id": "{ticket}"}, ()),)
     assert me_templates(_Template("zh", "给{ticket}的状态", ticket), kinds, "EMPLOYEE") == []
+
+
+def test_a_lookup_path_an_example_teaches_serves_every_phrasing_of_its_last_tool() -> None:
+    """``Find Olivia Brown, pull up her profile and email her: …`` teaches find_user ->
+    get_user_profile -> send_email(to=${t2.email}); every send_email phrasing writing an address
+    is also said with a name there."""
+    dom = load_domain("tao.domains.reference.from_contracts:registry")
+    ph = derive_phrasing(dom)
+    chain = [
+        i for i in ph.intents if [s[0] for s in i.steps] == ["find_user", "get_user_profile", "send_email"]
+    ]
+    assert len(chain) == 1
+    (intent,) = chain
+    assert intent.steps[2][1]["to"] == "${t2.email}"
+    for lang, texts in (("zh", intent.zh), ("en", intent.en)):
+        assert len(set(texts)) >= 5, lang  # one example per language before
+        assert all("{email" not in t for t in texts)
+    singles = {t for i in ph.intents if [s[0] for s in i.steps] == ["send_email"] for t in i.en}
+    assert any(t.replace("{email}", "{name}") in intent.en for t in singles)
+
+
+def test_a_chain_examples_second_clause_follows_the_other_phrasings_of_its_first_tool() -> None:
+    reg = load_domain("tao.domains.reference.from_contracts:registry").registry()
+    chain = _Template(
+        "zh",
+        "列出我已发货的订单，然后查一下最新那单的物流",
+        (
+            ("list_orders", {"user_id": "<ME>", "status": "shipped"}, ()),
+            ("get_logistics", {"order_id": "${t1.order_id}"}, ("t1",)),
+        ),
+    )
+    single = _Template(
+        "zh", "查一下我{period}的订单", (("list_orders", {"user_id": "<ME>", "period": "{period}"}, ()),)
+    )
+    got = derive.reattached_templates([chain, single], reg)
+    assert [(t.text, t.steps) for t in got] == [
+        ("查一下我{period}的订单，然后查一下最新那单的物流", (single.steps[0], chain.steps[1]))
+    ]
+
+
+def test_a_clause_that_only_cues_a_value_is_not_reattached() -> None:
+    """``我最新的待付款订单取消掉，原因是{textreason}``: ``原因是…`` says nothing to do."""
+    reg = load_domain("tao.domains.reference.from_contracts:registry").registry()
+    chain = _Template(
+        "zh",
+        "我最新的一笔待付款订单帮我取消掉，原因是{textreason}",
+        (
+            ("list_orders", {"user_id": "<ME>", "status": "pending"}, ()),
+            ("cancel_order", {"order_id": "${t1.order_id}", "reason": "{textreason}"}, ("t1",)),
+        ),
+    )
+    single = _Template("zh", "看看我的订单", (("list_orders", {"user_id": "<ME>"}, ()),))
+    assert derive.reattached_templates([chain, single], reg) == []
+
+
+def test_the_speakers_newest_item_chains_a_list_tool_into_the_tool_its_id_feeds() -> None:
+    """No example asks for "my latest invoice", yet list_invoices extracts invoice_id, get_invoice
+    requires it, and get_invoice's phrasings write "invoice {invoice}" / "发票{invoice}"."""
+    ph = derive_phrasing(load_domain("tao.domains.reference.from_contracts:registry"))
+    (intent,) = [
+        i
+        for i in ph.intents
+        if [s[0] for s in i.steps] == ["list_invoices", "get_invoice"]
+        and i.steps[0][1] == {"user_id": "<ME>"}
+    ]
+    assert intent.steps[1][1]["invoice_id"] == "${t1.invoice_id}"
+    assert any("my latest invoice" in t or "my most recent invoice" in t for t in intent.en)
+    assert any("我最新的发票" in t or "我最近的发票" in t for t in intent.zh)
+    every = [t for i in ph.intents for t in (*i.zh, *i.en)]
+    assert not [t for t in every if "my my " in t or "我的我" in t]
+
+
+def test_an_english_verb_before_an_id_is_no_noun_of_a_newest_item() -> None:
+    """The helpdesk's "replace {asset}": "my latest replace" is no request."""
+    ph = derive_phrasing(_fresh())
+    every = [t for i in ph.intents for t in i.en]
+    assert not [t for t in every if re.search(r"my (latest|most recent|last|newest) replace", t)]

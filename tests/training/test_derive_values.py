@@ -278,11 +278,14 @@ def test_a_free_text_value_read_as_a_phone_keeps_its_complete_rows() -> None:
     insufficient rows only (update_user_profile_me: 100% insufficient). The phone slot fills it,
     as the plan grammar allows for a free-text field."""
     import random
+    from dataclasses import replace
 
     from training.derive import with_phrasing
     from training.generate import _Drop, make_example, template_ids
 
-    dom = with_phrasing(load_domain(FROM_CONTRACTS), seed=1234)
+    base = load_domain(FROM_CONTRACTS)  # without the learned words of ``field``: phone is implied
+    base = replace(base, value_words={a: t for a, t in base.value_words.items() if a != "field"})
+    dom = with_phrasing(base, seed=1234)
     ph = dom.phrasing
     assert ph is not None
     spec = next(
@@ -360,3 +363,21 @@ def test_a_plan_the_examples_write_in_one_language_gets_no_rows_in_the_other() -
     assert not any(r["lang"] == "en" and cjk.search(r["request"]) for r in rows)
     combos = list(iter_split("heldout_combos", 20, GenConfig(seed=3), domain=dom))
     assert len(combos) == 20
+
+
+def test_an_enum_word_is_never_found_inside_a_placed_slot(ref_contracts) -> None:
+    """``email`` (the enum value of ``field``) is no word of the ``{email}`` slot placed before it:
+    the value is implied (a constant), not written twice as ``{{field}}``."""
+    kinds, reg = _kinds(ref_contracts)
+    ex = RequestExample.of(
+        "请将用户U10234567的邮箱更新为 new.mail@example.com",
+        "zh",
+        "update_user_profile",
+        user_id="U10234567",
+        field="email",
+        value="new.mail@example.com",
+    )
+    t = example_template(ex, kinds, reg)
+    assert "{{" not in t.text and "}}" not in t.text
+    assert t.steps[0][1]["field"] == "email"
+    assert t.text.count("{") == 2  # the user and the value
