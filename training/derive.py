@@ -11,13 +11,19 @@ the :class:`~tao.contracts.domain.Phrasing` the generator (:mod:`training.genera
   generic phrases. A pattern no slot kind can produce raises :class:`ContractError` naming the
   tool and the field (never a silent degradation).
 * **intents** from the domain's examples (``Domain.examples``): each value is found in the example's
-  text and becomes a slot; an enum value the text does not write is a constant of that intent (and
+  text and becomes a slot (an enum value also by the words the examples teach for it,
+  :mod:`tao.domains.learned_words`); an enum value the text does not write is a constant of that intent (and
   the free text of such an example is sampled from examples with the same constant, so a ticket's
   category keeps matching its summary). Tools (or languages) without examples get generic
   phrasings from the tool name and argument names.
-* **chains** from ``extract``: a tool whose output is another tool's argument (``find_employee``
-  -> ``employee_id``) feeds it: the later tool's phrasings with that argument's slot replaced by the
-  first tool's inputs (``list the tickets of {name}``); chain examples are used as given.
+* **chains** (:mod:`training.derive_chains`) from ``extract``: a tool whose output is another
+  tool's argument (``find_employee`` -> ``employee_id``) feeds it: the later tool's phrasings with
+  that argument's slot replaced by the first tool's inputs (``list the tickets of {name}``); a list
+  tool of the session user's items feeds the tool its id is required by, said as the speaker's
+  newest item (``show my latest invoice``). Chain examples are used as given, and teach more: a
+  lookup path to a person's email / phone / id serves every phrasing of its last tool writing one
+  (``send an email to {name}, …``), and a chain's second clause follows the other phrasings of its
+  first tool (``看看我上个月的订单，然后查一下最新那单的物流``).
 * **insufficient context** by dropping a required argument's slot from a phrasing (and by ``<ME>``
   phrasings when the session knows no user, as everywhere).
 * **expansion** of the examples: a two-clause example also in the other clause order
