@@ -12,7 +12,8 @@ my closed tickets and also the ones in progress". The model plans the first valu
    lies between two words is short, has a list conjunction or separator and no sentence
    punctuation: "email and wifi", "邮箱密码和VPN密码", "closed tickets and also the ones in
    progress") whose values include the step's value (or the step leaves the optional argument
-   out) gives the step the run's first value and a copy right after it per further value;
+   out, or its value is one the request writes nowhere: "重设我的ERP和VPN密码" planned as one
+   email reset) gives the step the run's first value and a copy right after it per further value;
 3. the plan must stay within :data:`~tao.contracts.plan.MAX_STEPS`, else it is left unchanged.
 
 Values written in two clauses ("查一下我的设备，再开个软件工单") are no list: the comma ends it.
@@ -80,8 +81,14 @@ def enum_fan_out(plan: ThoughtPlan, masked: str, words: EnumWords) -> ThoughtPla
             values = coordinated_values(text, words.spans(arg, text))
             current = d.arguments.get(arg)
             required = arg in words.tools[d.tool].args_schema.get("required", [])
-            if not values or (current not in values and (current is not None or required)):
+            if not values or (current not in values and current is None and required):
                 continue
+            if (
+                current is not None
+                and current not in values
+                and current in {v for _, _, v in words.spans(arg, text)}
+            ):
+                continue  # the step's own value is written apart from the list: another ask's list
             d.arguments[arg] = values[0]
             at = steps.index(d) + 1
             for v in values[1:]:

@@ -125,13 +125,17 @@ def _follow_on(
             continue
         asked = producer.permission is Permission.READ and _QUESTION.search(plain) is not None
         mine = cues.cues.get(last.tool, frozenset())
+        # a word another planned tool has too is that tool's ("look up <NAME1>'s devices" is no
+        # "look at the ticket"): only the reader's own words ask for it
+        kept_tools = {s.tool for s in plan.steps[: len(plan.steps) - back + 1]}  # (a stray tail gives way)
+        theirs = frozenset().union(*(cues.cues.get(t, frozenset()) for t in kept_tools))
         for spec in specs:
             required: list[str] = list(spec.args_schema.get("required", []))
             if spec.name in planned or spec.permission is not Permission.READ or len(required) != 1:
                 continue
             out = graph.provider(last.tool, required[0])
             reader = cues.cues.get(spec.name, frozenset())
-            if out is None or not (asked or (reader - mine) & have):
+            if out is None or not (asked or (reader - mine - theirs) & have):
                 continue
             tail = plan.steps[len(plan.steps) - back + 1 :]
             if any(not _stray(t, graph.tools.get(t.tool), have, reader | mine, cues) for t in tail):

@@ -11,7 +11,9 @@ user's own id (``<ME>``) instead of ``${t1.user_id}`` of the ``find_user`` step,
 
 then those steps take ``${tK.user_id}`` of the ``find_user`` step before them, or, when there is
 none, of a new ``find_user`` step put first, on the one person value (name, email, phone) of the
-request that no step uses. Repeated steps it creates are merged by the composer's clean-up.
+request that no step uses. When another step already takes a person id the request writes
+("查一下E471902的档案，再把他的ERP密码重置"), that id replaces the speaker's instead. Repeated steps it
+creates are merged by the composer's clean-up.
 """
 
 from __future__ import annotations
@@ -95,6 +97,18 @@ def third_person_user(
     mine = [i for i, d in enumerate(steps) if d.arguments.get(me_field) == me]
     if not mine:
         return plan
+    if _THIRD.search(t):  # "查一下E471902的档案，再把他的ERP密码重置": the one person id another step
+        named = {  # of the plan takes, from the request (not a reference)
+            v
+            for d in steps
+            if isinstance(v := d.arguments.get(me_field), str) and v != me and v in slots.values()
+        }
+        if len(named) == 1:
+            (who,) = named
+            for i in mine:
+                steps[i].arguments[me_field] = who
+            out = build(plan, steps)
+            return out if out is not None else plan
     finder_step = next((d for d in steps[: mine[0]] if d.tool == finder), None)
     used = [v for d in steps for v in d.arguments.values()]
     people = [

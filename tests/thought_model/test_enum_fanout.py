@@ -98,6 +98,17 @@ def test_enum_values_joined_as_a_list_get_one_step_each() -> None:
         assert _rows(out) == [("reset_password", {"employee_id": who, "system": v}) for v in values], text
 
 
+def test_a_value_the_request_never_writes_gives_way_to_the_written_list() -> None:
+    """ "重設我的ERP和VPN密碼" planned as one email reset: email is written nowhere."""
+    plan = _plan(("reset_password", {"employee_id": ME, "system": "email"}))
+    out = enum_fan_out(plan, _masked("重設我的ERP和VPN密碼"), WORDS)
+    assert _rows(out) == [("reset_password", {"employee_id": ME, "system": v}) for v in ("erp", "vpn")]
+    # a value written apart from the list belongs to another ask: left alone
+    plan = _plan(("reset_password", {"employee_id": ME, "system": "email"}))
+    text = "reset my email password; my vpn and erp accounts are fine"
+    assert enum_fan_out(plan, _masked(text), WORDS) is plan
+
+
 def test_an_optional_filter_left_out_is_set_and_fanned() -> None:
     plan = _plan(("list_tickets", {"employee_id": ME}))
     out = enum_fan_out(plan, _masked("list my closed tickets and also the ones in progress"), WORDS)

@@ -97,3 +97,16 @@ def test_a_read_text_ends_before_its_done_piece() -> None:
         _plan(("request_device_replacement", kept)), "换掉 AT-20415，电脑蓝屏，重启好几次也不行，然后查状态"
     )
     assert got[0][1]["reason"] == "电脑蓝屏，重启好几次也不行"
+
+
+def test_a_word_of_another_planned_tool_asks_for_no_read() -> None:
+    """ "Look up his devices and request a replacement": ``look`` is find_employee's word (and
+    get_ticket's); the replacement's ticket is not read."""
+    plan = _plan(
+        ("find_employee", {"name": "Marco Rossi"}),
+        ("list_devices", {"employee_id": "${t1.employee_id}"}),
+        ("request_device_replacement", {"asset_tag": "${t2.asset_tag}", "reason": "laptop fan is grinding"}),
+    )
+    assert "look" in CUES.cues["find_employee"] & CUES.cues["get_ticket"]
+    text = "Marco Rossi's laptop fan is grinding. Look up his devices and request a replacement"
+    assert [t for t, _ in _run(plan, text)] == ["find_employee", "list_devices", "request_device_replacement"]

@@ -95,3 +95,20 @@ def test_a_speaker_only_tool_becomes_its_variant_for_the_found_person() -> None:
     assert (
         third_person_user(plan, "find 13800001111 and list events on Friday", ME, slots, tools=tools) is plan
     )
+
+
+def test_the_person_id_another_step_takes_replaces_the_speaker() -> None:
+    """ "先帮我查一下E471902的档案，再把他的ERP密码重置": 他 is E471902, whom get_employee reads."""
+    me = "E100630"
+    plan = _plan(
+        {"tool": "get_employee", "arguments": {"employee_id": "E471902"}},
+        {"tool": "reset_password", "arguments": {"employee_id": me, "system": "erp"}},
+    )
+    text = "先帮我查一下E471902的档案，再把他的ERP密码重置"
+    out = third_person_user(plan, text, me, {"<EMPLOYEE1>": "E471902"}, "employee_id", "find_employee")
+    assert _rows(out)[1] == ("reset_password", {"employee_id": "E471902", "system": "erp"}, [])
+    # the speaker's own things stay the speaker's
+    mine = "查一下E471902的档案，再把我的ERP密码重置"
+    assert (
+        third_person_user(plan, mine, me, {"<EMPLOYEE1>": "E471902"}, "employee_id", "find_employee") is plan
+    )
