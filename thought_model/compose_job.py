@@ -62,3 +62,4 @@ class ComposeJob:
     located: set[int] = field(default_factory=set)  # clauses whose "there" was resolved once
     origin: dict[str, int] = field(default_factory=dict)  # composed step id -> the clause that planned it
     described: set[int] = field(default_factory=set)  # whole (-1) / clauses re-decoded with an uncued text
+    descriptions: list[str] = field(default_factory=list)  # those uncued texts (values of the request)

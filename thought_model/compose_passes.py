@@ -120,20 +120,42 @@ class ComposerPasses(ComposerAsks):
         if p is None or not verdict.tools:
             return None
         fields = set(verdict.missing or out.required_fields)
-        if not fields or not fields <= self.sufficiency.text_fields(verdict.tools):
+        texts = self.sufficiency.text_fields(verdict.tools)
+        if not fields or not fields & texts:
+            return None
+        # an id it also misses may come from the chain the examples teach for the tool ("屏幕碎了，帮我
+        # 申请换一台": list_devices(<ME>) -> request_device_replacement(${t1.asset_tag}, <TEXT1>))
+        outs = (
+            [out]
+            if fields <= texts
+            else [
+                InsufficientContext(required_fields=sorted(fields & texts), intent=name)
+                for name in self.sufficiency.chained_intents(out.intent or "", fields - texts)
+            ]
+        )
+        if not outs:
             return None
         described = self._described(job, p, verdict.tools)
         if described is None:
             return None
         # (judged on the text as written: "公司网络" inside the description still writes the category)
-        again = self.sufficiency.judge(out, list(described.slots), user_known, p.masked)
-        if again.decision is not Decision.REPLAN:
+        again = next(
+            (
+                j
+                for o in outs
+                if (j := self.sufficiency.judge(o, list(described.slots), user_known, p.masked)).decision
+                is Decision.REPLAN
+            ),
+            None,
+        )
+        if again is None:
             return None
         tools = list(again.tools) if self.cfg.sufficiency.restrict_tools else req.tools
         if tools is not None and job.req.tools is not None:
             tools = [t for t in tools if t in job.req.tools] or None
             if tools is None:
                 return None
+        job.descriptions.append(str(described.slots["<TEXT1>"]))
         return replace(req, perception=described, tools=tools, plan_only=True)
 
     def _described(self, job: ComposeJob, p: Perception, tools: Sequence[str]) -> Perception | None:
@@ -258,9 +280,10 @@ class ComposerPasses(ComposerAsks):
             if other is not None:  # "reset my teammate's password": whose?
                 return replace(res, output=other, text=other.model_dump_json(exclude_none=True))
         if self.cfg.prune and self.cues is not None:  # before the enum check: no system for an unasked reset
-            plan = prune_unasked(
-                plan, job.req.text, job.perception.slots, cues=self.cues, masked=job.perception.masked
-            )
+            # an uncued description the composer found is a value of the request as a slot is: the
+            # step that holds it is asked for ("屏幕碎了，帮我申请换一台" has no word of the replacement's)
+            slots = {**job.perception.slots, **{f"<TEXT{90 + i}>": d for i, d in enumerate(job.descriptions)}}
+            plan = prune_unasked(plan, job.req.text, slots, cues=self.cues, masked=job.perception.masked)
         if self.cfg.status_words:
             plan = fix_status(plan, job.perception.masked)  # normalized: typos of status words fixed
             plan = status_not_tracking(plan, normalize_request(job.req.text))

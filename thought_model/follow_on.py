@@ -56,6 +56,12 @@ def _trim(plan: ThoughtPlan, graph: RegistryGraph) -> ThoughtPlan:
     return plan.model_copy(update={"steps": steps})
 
 
+def _before_done(value: str) -> str:
+    """``value`` cut before its "after it's done" piece (:data:`_DONE`), if it has one."""
+    m = _DONE.search(value)
+    return value[: m.start()].rstrip() if m is not None and m.start() > 0 else value
+
+
 def _values(plan: ThoughtPlan) -> list[str]:
     out: list[str] = []
     for s in plan.steps:
@@ -108,8 +114,11 @@ def _follow_on(
     """``plan`` with the read of its last step's result appended (see the module doc); a stray
     trailing read after that step (:func:`_stray`) gives way to it."""
     planned = {s.tool for s in plan.steps}
-    plain = _without(text, _values(plan))
-    have = words(_without(masked, _values(plan))) | words(plain)
+    # a free text that swallowed the next ask ("需要共享盘的写权限，开完帮我看看状态") is evidence up to
+    # its "开完" piece only: the words after it are the request's own
+    values = [_before_done(v) for v in _values(plan)]
+    plain = _without(text, values)
+    have = words(_without(masked, values)) | words(plain)
     one_item = _ONE_ITEM.search(text) is not None
     rewired = _rewire(plan, have, graph, cues)
     if rewired is not None:

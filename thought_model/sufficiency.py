@@ -298,6 +298,23 @@ class SufficiencyCheck:
             return Judgement(Decision.FIELDS, tuple(missing), tools)
         return Judgement(Decision.KEEP, tuple(missing), tools)
 
+    def chained_intents(self, intent: str, fields: Collection[str]) -> list[str]:
+        """The two-step intents whose last step is ``intent``'s one tool and whose first step
+        provides each of ``fields`` by reference (``request_device_replacement`` missing
+        ``asset_tag`` -> ``list_devices(<ME>) -> request_device_replacement(${t1.asset_tag})``, an
+        intent the domain's examples teach): the plan the request may mean when it names no id."""
+        steps = self.intents.get(intent)
+        if not steps or len(steps) != 1 or not fields:
+            return []
+        tool = steps[0][0]
+        return [
+            name
+            for name, st in self.intents.items()
+            if len(st) == 2
+            and st[1][0] == tool
+            and all(isinstance(v := st[1][1].get(f), str) and _REF.match(v) for f in fields)
+        ]
+
     @staticmethod
     def corrected(out: InsufficientContext, j: Judgement) -> InsufficientContext:
         """The answer with the fields the check found missing."""

@@ -110,3 +110,18 @@ def test_a_word_of_another_planned_tool_asks_for_no_read() -> None:
     assert "look" in CUES.cues["find_employee"] & CUES.cues["get_ticket"]
     text = "Marco Rossi's laptop fan is grinding. Look up his devices and request a replacement"
     assert [t for t, _ in _run(plan, text)] == ["find_employee", "list_devices", "request_device_replacement"]
+
+
+def test_a_summary_that_swallowed_the_next_ask_is_evidence_up_to_it() -> None:
+    """ "开个权限工单，内容是需要共享盘的写权限，开完帮我看看状态": 状态 is the request's, not the summary's."""
+    plan = _plan(
+        (
+            "create_ticket",
+            {"employee_id": ME, "category": "access", "summary": "需要共享盘的写权限，开完帮我看看状态"},
+        )
+    )
+    got = _run(plan, "开个权限工单，内容是需要共享盘的写权限，开完帮我看看状态")
+    assert got == [
+        ("create_ticket", {"employee_id": ME, "category": "access", "summary": "需要共享盘的写权限"}),
+        ("get_ticket", {"ticket_id": "${t1.ticket_id}"}),
+    ]

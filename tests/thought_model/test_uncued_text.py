@@ -148,3 +148,68 @@ def test_the_composer_re_decodes_with_the_description() -> None:
     [res] = eng.generate([PlanRequest("AT-55102 要换一台，原因我晚点再补充", session=SESSION)])
     assert isinstance(res.output, InsufficientContext) and res.output.required_fields == ["reason"]
     assert not any("<TEXT1>" in slots for slots, _ in inner.seen)
+
+
+class _OwnDeviceDescriber(_Describer):
+    """Asks for the asset and the reason until it is given a <TEXT1> slot and the list tool, then
+    plans the speaker's own device chain the helpdesk examples teach."""
+
+    def generate(self, requests):
+        out = []
+        for r in requests:
+            p = getattr(r, "perception", None)
+            slots = dict(p.slots) if p is not None else {}
+            self.seen.append((slots, bool(getattr(r, "plan_only", False))))
+            self.masked.append(",".join(sorted(r.tools or [])))  # (the tools the re-decode may use)
+            if "<TEXT1>" in slots and "list_devices" in (r.tools or []):
+                plan = ThoughtPlan.model_validate(
+                    {
+                        "intent": "list_devices_then_request_device_replacement_me",
+                        "steps": [
+                            {
+                                "step_id": "t1",
+                                "tool": "list_devices",
+                                "arguments": {"employee_id": SESSION.user_id},
+                            },
+                            {
+                                "step_id": "t2",
+                                "tool": "request_device_replacement",
+                                "arguments": {"asset_tag": "${t1.asset_tag}", "reason": slots["<TEXT1>"]},
+                                "dependencies": ["t1"],
+                            },
+                        ],
+                    }
+                )
+                out.append(PlanResult(output=plan, text=plan.model_dump_json()))
+            else:
+                ins = InsufficientContext(
+                    required_fields=["asset_tag", "reason"], intent="request_device_replacement"
+                )
+                out.append(PlanResult(output=ins, text=json.dumps(ins.model_dump())))
+        return out
+
+
+def test_an_id_the_request_does_not_name_comes_from_the_chain_the_examples_teach() -> None:
+    """ "屏幕碎了，帮我申请换一台": no asset tag and no cued reason; the examples teach
+    list_devices(<ME>) -> request_device_replacement(${t1.asset_tag}) for the speaker's own device."""
+    check = SufficiencyCheck(HELPDESK.tools, STEPS)
+    chained = check.chained_intents("request_device_replacement", {"asset_tag"})
+    assert "list_devices_then_request_device_replacement_me" in chained
+    assert check.chained_intents("request_device_replacement", {"reason"}) == []
+    inner = _OwnDeviceDescriber()
+    eng = ComposingEngine(inner, HELPDESK.tools, intent_steps=STEPS)  # pyright: ignore[reportArgumentType]
+    [res] = eng.generate([PlanRequest("屏幕碎了一角，触摸也失灵了，帮我申请换一台", session=SESSION)])
+    assert isinstance(res.output, ThoughtPlan), res.output
+    assert "list_devices,request_device_replacement" in inner.masked  # the re-decode's tools
+    assert [(s.tool, s.arguments) for s in res.output.steps] == [
+        ("list_devices", {"employee_id": SESSION.user_id}),
+        (
+            "request_device_replacement",
+            {"asset_tag": "${t1.asset_tag}", "reason": "屏幕碎了一角，触摸也失灵了"},
+        ),
+    ]
+    # without a session user there is no "my device": the answer stays insufficient
+    inner = _OwnDeviceDescriber()
+    eng = ComposingEngine(inner, HELPDESK.tools, intent_steps=STEPS)  # pyright: ignore[reportArgumentType]
+    [res] = eng.generate([PlanRequest("屏幕碎了一角，触摸也失灵了，帮我申请换一台", session=SessionState())])
+    assert isinstance(res.output, InsufficientContext)
