@@ -57,6 +57,7 @@ from training.derive_chains import (
     latest_templates,
     reattached_templates,
 )
+from training.derive_described import described_first_templates
 from training.derive_kinds import (
     _MEASURED,
     _NAME_FIELDS,
@@ -535,6 +536,11 @@ def derive_phrasing(domain: Domain, seed: int = 0) -> Phrasing:
     templates += _path_templates(templates, kinds, domain)
     templates += reattached_templates(templates, registry)
     templates += latest_templates(templates, kinds, domain, registry)
+    described = described_first_templates(
+        templates, {n for n, k in kinds.kinds.items() if k.source == "text"}
+    )
+    templates += described
+    no_drop = {(t.lang, t.text) for t in described}  # a gap is drawn from the examples' own orders
     cues = domain.lexicon.text_cues
     cue = re.compile("(?:" + "|".join(cues) + r")\s*$", re.I) if cues else None
     templates += [v for t in templates for v in optional_enum_templates(t, kinds, registry, cue)]
@@ -563,7 +569,7 @@ def derive_phrasing(domain: Domain, seed: int = 0) -> Phrasing:
                 if not ts:  # the examples write this plan in the other language only: no rows in
                     per_lang[lang] = []  # this one (its phrasings filled with this language's
                     continue  # values were half-Chinese English rows, or dropped)
-            mine = [t for t in group if t.lang == lang]
+            mine = [t for t in group if t.lang == lang and (lang, t.text) not in no_drop]
             dropped = [d.text for t in mine if (d := drop_slot(t, registry, rng, me_keys))]
             dropped = [d for d in dict.fromkeys(dropped) if d not in ts]
             rng.shuffle(dropped)

@@ -149,6 +149,10 @@ def _acts(clause: str, lang: str) -> bool:
     return len(re.findall(r"[A-Za-z]+", lead)) >= 2
 
 
+_THIRD = re.compile(r"[他她]|(?<![A-Za-z])(?:he|she|him|his|her|them|their)(?![A-Za-z])", re.I)
+"""A clause about another person ("帮他申请更换") never follows the speaker's own first clause."""
+
+
 def reattached_templates(templates: list[_Template], registry: Mapping[str, ToolSpec]) -> list[_Template]:
     """A two-step chain example's second clause after the other phrasings of its first tool:
     ``列出我已发货的订单，然后查一下最新那单的物流`` -> ``看看我上个月的订单，然后查一下最新那单的物流``
@@ -190,7 +194,9 @@ def reattached_templates(templates: list[_Template], registry: Mapping[str, Tool
                 _Template(t.lang, s.text.rstrip("。.!！?？ ") + sep + clause, (s.steps[0], t.steps[1]))
                 for k in keys
                 for s in by_key[k]
-                if shared <= _placeholders(s.text) and not _placeholders(s.text) & _placeholders(clause)
+                if shared <= _placeholders(s.text)
+                and not _placeholders(s.text) & _placeholders(clause)
+                and not (ME in s.steps[0][1].values() and _THIRD.search(clause))
             ]
             if made:
                 out += made

@@ -32,6 +32,8 @@ SYNONYMS: dict[str, list[tuple[str, list[str], list[str]]]] = {
         ("发邮件", ["发邮件", "发个邮件", "发封信", "写邮件"], ["发个email"]),
         ("报销", ["报销", "报账"], ["报销一下"]),
         ("会议室", ["会议室", "会议间", "会议厅"], ["会客室"]),
+        ("申请更换", ["申请更换", "申请换一台", "申请换个新的", "申请换新"], ["申请换台新的"]),
+        ("更换", ["更换", "换一台", "换掉", "换个新的"], ["换台新的"]),
     ],
     "en": [
         ("check", ["check", "look up", "see", "find out", "verify"], ["dig up"]),
@@ -51,6 +53,12 @@ SYNONYMS: dict[str, list[tuple[str, list[str], list[str]]]] = {
         ("profile", ["profile", "account details", "details"], ["record"]),
         ("status", ["status", "progress", "state"], ["standing"]),
         ("refund", ["refund", "pay back", "return"], ["reimburse"]),
+        (
+            "request a replacement",
+            ["request a replacement", "get me a replacement", "get me a new one", "I need a replacement"],
+            ["sort out a replacement"],
+        ),
+        ("replace", ["replace", "swap out", "swap"], ["exchange"]),
     ],
 }
 
