@@ -88,6 +88,14 @@ class ComposerPasses(ComposerAsks):
             if described is not None:
                 job.described.add(k)
                 return described
+            own = self._chain_fields(res.output, verdict, slots, user_known, masked)
+            if own is not None:  # "replace my laptop please": the device is the speaker's; the reason
+                fixed = replace(res, output=own, text=own.model_dump_json(exclude_none=True))  # is missing
+                if k < 0:
+                    job.whole = fixed
+                else:
+                    job.parts[k] = fixed
+                return None
         if verdict.decision is Decision.FIELDS:
             ins = self.sufficiency.corrected(res.output, verdict)
             fixed = replace(res, output=ins, text=ins.model_dump_json(exclude_none=True))
@@ -104,6 +112,30 @@ class ComposerPasses(ComposerAsks):
             if not tools:
                 return None
         return replace(req, tools=tools, plan_only=True)
+
+    def _chain_fields(
+        self,
+        out: InsufficientContext,
+        verdict: Judgement,
+        slots: list[str],
+        user_known: bool,
+        masked: str | None,
+    ) -> InsufficientContext | None:
+        """The answer without the ids that the chain the examples teach for its tool provides
+        (:meth:`~thought_model.sufficiency.SufficiencyCheck.chained_intents`) when that chain is
+        grounded and only free text is left missing: "request a replacement device for me" misses
+        the reason, not the asset tag (``list_devices(<ME>)`` finds it); None otherwise."""
+        fields = set(verdict.missing or out.required_fields)
+        texts = self.sufficiency.text_fields(verdict.tools)
+        ids = fields - texts
+        if self.cues is None or not user_known or not ids or not fields & texts:
+            return None  # (a user registry's: the reference intents name their own fields)
+        for name in self.sufficiency.chained_intents(out.intent or "", ids):
+            o = InsufficientContext(required_fields=sorted(fields & texts), intent=name)
+            j = self.sufficiency.judge(o, slots, user_known, masked)
+            if j.missing and set(j.missing) <= texts:
+                return InsufficientContext(required_fields=list(j.missing), intent=name)
+        return None
 
     def _with_uncued_text(
         self,

@@ -213,3 +213,13 @@ def test_an_id_the_request_does_not_name_comes_from_the_chain_the_examples_teach
     eng = ComposingEngine(inner, HELPDESK.tools, intent_steps=STEPS)  # pyright: ignore[reportArgumentType]
     [res] = eng.generate([PlanRequest("屏幕碎了一角，触摸也失灵了，帮我申请换一台", session=SessionState())])
     assert isinstance(res.output, InsufficientContext)
+
+
+def test_the_speakers_own_device_misses_only_the_reason() -> None:
+    """ "request a replacement device for me": the asset tag comes from list_devices(<ME>), the chain
+    the examples teach; what is missing is the reason."""
+    inner = _OwnDeviceDescriber()
+    eng = ComposingEngine(inner, HELPDESK.tools, intent_steps=STEPS)  # pyright: ignore[reportArgumentType]
+    [res] = eng.generate([PlanRequest("request a replacement device for me", session=SESSION)])
+    assert isinstance(res.output, InsufficientContext)
+    assert res.output.required_fields == ["reason"]
